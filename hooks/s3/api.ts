@@ -106,7 +106,9 @@ export interface AwsApi {
 
   /**
    * The bucket's region and tags; undefined when no such bucket exists. `regionHint` is tried first (a wrong
-   * hint costs one redirect); the region found is remembered.
+   * hint costs one redirect); the region found is remembered. Every call about a bucket expects it in the operator's
+   * own AWS account (S3's ExpectedBucketOwner): a bucket of that name in another account is thrown as
+   * BUCKET_OF_ANOTHER_ACCOUNT (S3 refuses it with the operator's account expected, and answers without), never found.
    */
   findBucket(bucket: string, regionHint?: string): Promise<BucketFound | undefined>;
   /**
@@ -126,7 +128,8 @@ export interface AwsApi {
   ): Promise<string[]>;
   /**
    * Empties (with `force`, one page per call) and deletes the bucket, after re-reading its tags: a bucket whose
-   * tags `owned` does not accept is left alone ('notOwned'). 'notEmpty' when objects remain.
+   * tags `owned` does not accept is left alone ('notOwned'), and so is a bucket of that name in another account
+   * ('absent': none is in the operator's). 'notEmpty' when objects remain.
    */
   deleteBucket(
     bucket: string,
@@ -174,6 +177,35 @@ export class AwsError extends Error {
     readonly operation: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The code of findBucket's failure for a bucket of another AWS account: bucket names are global, so a tenant can make
+ * a bucket of any free name in an account of its own, tag it as one of its S3 resources' and open its policy to the
+ * operator. Such a bucket is never any resource's: nothing is made for it, and nothing is deleted in it.
+ */
+export const BUCKET_OF_ANOTHER_ACCOUNT = 'BucketOfAnotherAccount';
+
+export function ofAnotherAccount(err: unknown): boolean {
+  return err instanceof AwsError && err.code === BUCKET_OF_ANOTHER_ACCOUNT;
+}
+
+/**
+ * The bucket as it is in the operator's account: another account's bucket of that name is none of it (undefined, as
+ * absent). For the callers that look at a bucket this resource made or recorded (gone from the account, its claim,
+ * record and ledger entry go); the spec's bucket is refused instead (sync.ts ensureBucket).
+ */
+export async function findOwnBucket(
+  aws: AwsApi,
+  bucket: string,
+  regionHint?: string,
+): Promise<BucketFound | undefined> {
+  try {
+    return await aws.findBucket(bucket, regionHint);
+  } catch (err) {
+    if (ofAnotherAccount(err)) return undefined;
+    throw err;
   }
 }
 

@@ -1,7 +1,8 @@
 // The AWS SDK v3 implementation of the S3 controller's AwsApi (api.ts). Credentials come from the SDK's
 // standard chain (environment, web identity, ...); AWS_ENDPOINT_URL points it at MinIO, LocalStack or moto.
 // Every call has a deadline well below the webhook timeout, every answer a size cap, and every call about a
-// bucket goes to the bucket's own region (the SDK does not follow S3's 301 PermanentRedirect).
+// bucket goes to the bucket's own region (the SDK does not follow S3's 301 PermanentRedirect) and expects the bucket
+// in the operator's own account (ExpectedBucketOwner: the account STS names for the operator's credentials, asked once).
 // Loaded on first use (sync.ts s3Clients), never at startup.
 import { Transform, type Readable } from 'node:stream';
 import {
@@ -46,9 +47,12 @@ import {
   type PublicAccessBlockConfiguration,
   type ServerSideEncryptionByDefault,
 } from '@aws-sdk/client-s3';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import {
   AwsError,
+  BUCKET_OF_ANOTHER_ACCOUNT,
+  findOwnBucket,
   foreignRegionProblem,
   normaliseRegion,
   tagList,
@@ -72,6 +76,8 @@ export interface SdkAwsOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string };
   /** The largest answer read from AWS, in bytes (default 8 MiB): beyond, the call fails (ResponseTooLarge). */
   maxResponseBytes?: number;
+  /** The operator's AWS account ID, which owns every bucket metaops takes; else asked of STS once (GetCallerIdentity). */
+  account?: string;
 }
 
 /** The biggest expected answer is a ListObjectVersions page of 1000 versions with 1 KiB keys: about 1.5 MiB. */
@@ -165,6 +171,9 @@ export class SdkAwsApi implements AwsApi {
   /** The name of every AWS operation sent, in order, when a test or the benchmark asks for it. */
   readonly sent: string[] | undefined;
   private readonly iam: IAMClient;
+  private readonly sts: STSClient;
+  /** The operator's account ID, once known (shared by every withDeadline copy). */
+  private readonly identity: { account?: Promise<string> | undefined } = {};
   private readonly requestTimeoutMs: number;
   private readonly s3Config: ConstructorParameters<typeof S3Client>[0];
   private readonly s3Clients = new Map<string, S3Client>();
@@ -188,9 +197,11 @@ export class SdkAwsApi implements AwsApi {
     };
     this.s3Config = { ...common, forcePathStyle: Boolean(this.endpoint) };
     this.iam = this.record(new IAMClient(common));
+    this.sts = this.record(new STSClient(common));
+    if (options.account !== undefined) this.identity.account = Promise.resolve(options.account);
   }
 
-  private record<C extends S3Client | IAMClient>(client: C): C {
+  private record<C extends S3Client | IAMClient | STSClient>(client: C): C {
     const sent = this.sent;
     if (sent) {
       (client.middlewareStack as S3Client['middlewareStack']).add(
@@ -228,6 +239,31 @@ export class SdkAwsApi implements AwsApi {
     } catch (err) {
       throw wrap(err, operation);
     }
+  }
+
+  /**
+   * The operator's AWS account ID: STS's GetCallerIdentity (which needs no permission), asked once; a failure is not
+   * kept (the next call asks again).
+   */
+  private accountId(): Promise<string> {
+    const known = this.identity.account;
+    if (known) return known;
+    const asked = this.call('GetCallerIdentity', async () => {
+      const res = await this.sts.send(new GetCallerIdentityCommand({}), this.opts());
+      if (!/^\d{12}$/.test(res.Account ?? ''))
+        throw new AwsError('InvalidResponse', 'GetCallerIdentity answered without an account', 'GetCallerIdentity');
+      return res.Account!;
+    });
+    this.identity.account = asked;
+    asked.catch(() => {
+      if (this.identity.account === asked) this.identity.account = undefined;
+    });
+    return asked;
+  }
+
+  /** The owner every call about a bucket expects: S3 answers 403 AccessDenied for a bucket of any other account. */
+  private async owner(): Promise<{ ExpectedBucketOwner: string }> {
+    return { ExpectedBucketOwner: await this.accountId() };
   }
 
   /** Every page of an IAM list, each asked from the Marker of the one before. */
@@ -271,7 +307,10 @@ export class SdkAwsApi implements AwsApi {
   /** The bucket's region from GetBucketLocation (answered from any region); undefined: no such bucket. */
   private async locate(bucket: string): Promise<string | undefined> {
     try {
-      const res = await this.s3In(this.region).send(new GetBucketLocationCommand({ Bucket: bucket }), this.opts());
+      const s3 = this.s3In(this.region);
+      const res = await this.expectingOwner(bucket, 'GetBucketLocation', (owner) =>
+        s3.send(new GetBucketLocationCommand({ Bucket: bucket, ...owner }), this.opts()),
+      );
       const region = normaliseRegion(res.LocationConstraint);
       this.remember(bucket, region);
       return region;
@@ -314,7 +353,10 @@ export class SdkAwsApi implements AwsApi {
     try {
       const found = await this.inRegion(bucket, regionHint, 'GetBucketTagging', async (s3) => {
         try {
-          return tagMap((await s3.send(new GetBucketTaggingCommand({ Bucket: bucket }), this.opts())).TagSet);
+          const res = await this.expectingOwner(bucket, 'GetBucketTagging', (owner) =>
+            s3.send(new GetBucketTaggingCommand({ Bucket: bucket, ...owner }), this.opts()),
+          );
+          return tagMap(res.TagSet);
         } catch (err) {
           if (/NoSuchTagSet/.test(errorCode(err))) return new Map<string, string>();
           throw err;
@@ -328,7 +370,37 @@ export class SdkAwsApi implements AwsApi {
         this.bucketRegions.delete(bucket);
         return undefined;
       }
+      if (err instanceof AwsError && err.code === BUCKET_OF_ANOTHER_ACCOUNT) this.bucketRegions.delete(bucket);
       throw err;
+    }
+  }
+
+  /**
+   * Sends a read about `bucket` expecting the operator's account as its owner. A 403 is asked once more without that
+   * expectation: answered then (NoSuchTagSet is an answer), the bucket is another account's, open to the operator
+   * (BUCKET_OF_ANOTHER_ACCOUNT); refused again, the 403 says nothing of whose it is (another account's bucket closed to
+   * the operator, or an operator without the permission) and stands.
+   */
+  private async expectingOwner<T>(
+    bucket: string,
+    operation: string,
+    send: (owner: { ExpectedBucketOwner?: string }) => Promise<T>,
+  ): Promise<T> {
+    const owner = await this.owner();
+    try {
+      return await send(owner);
+    } catch (err) {
+      if (errorCode(err) !== 'AccessDenied') throw err;
+      const answered = await send({}).then(
+        () => true,
+        (again: unknown) => /NoSuchTagSet/.test(errorCode(again)),
+      );
+      if (!answered) throw err;
+      throw new AwsError(
+        BUCKET_OF_ANOTHER_ACCOUNT,
+        `bucket ${bucket} is in another AWS account: S3 refuses it to a call that expects the operator's account as its owner, and answers without that expectation`,
+        operation,
+      );
     }
   }
 
@@ -352,9 +424,10 @@ export class SdkAwsApi implements AwsApi {
   }
 
   async tagBucket(bucket: string, region: string, tags: Map<string, string>): Promise<void> {
+    const owner = await this.owner();
     await this.call('PutBucketTagging', () =>
       this.s3In(region).send(
-        new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(tags) } }),
+        new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(tags) }, ...owner }),
         this.opts(),
       ),
     );
@@ -368,7 +441,8 @@ export class SdkAwsApi implements AwsApi {
     currentTags: Map<string, string>,
   ): Promise<string[]> {
     const s3 = this.s3In(region);
-    const { pab, enc, ver } = await this.bucketSettingsOf(s3, bucket);
+    const owner = await this.owner();
+    const { pab, enc, ver } = await this.bucketSettingsOf(s3, bucket, owner);
     const written: string[] = [];
     const put = async (setting: string, operation: string, send: () => Promise<unknown>) => {
       await this.call(operation, send);
@@ -377,7 +451,7 @@ export class SdkAwsApi implements AwsApi {
     if (!sameTags(currentTags, settings.tags))
       await put('tags', 'PutBucketTagging', () =>
         s3.send(
-          new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(settings.tags) } }),
+          new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: tagList(settings.tags) }, ...owner }),
           this.opts(),
         ),
       );
@@ -387,6 +461,7 @@ export class SdkAwsApi implements AwsApi {
         s3.send(
           new PutPublicAccessBlockCommand({
             Bucket: bucket,
+            ...owner,
             PublicAccessBlockConfiguration: {
               BlockPublicAcls: want.blockPublicAcls,
               IgnorePublicAcls: want.ignorePublicAcls,
@@ -403,6 +478,7 @@ export class SdkAwsApi implements AwsApi {
         s3.send(
           new PutBucketEncryptionCommand({
             Bucket: bucket,
+            ...owner,
             ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: wantEnc }] },
           }),
           this.opts(),
@@ -414,6 +490,7 @@ export class SdkAwsApi implements AwsApi {
         s3.send(
           new PutBucketVersioningCommand({
             Bucket: bucket,
+            ...owner,
             VersioningConfiguration: { Status: settings.versioning ? 'Enabled' : 'Suspended' },
           }),
           this.opts(),
@@ -423,7 +500,7 @@ export class SdkAwsApi implements AwsApi {
   }
 
   /** The bucket's public access block, default encryption and versioning, read at once (none set: undefined). */
-  private async bucketSettingsOf(s3: S3Client, bucket: string) {
+  private async bucketSettingsOf(s3: S3Client, bucket: string, owner: { ExpectedBucketOwner: string }) {
     const missing = (codes: RegExp) => (err: unknown) => {
       if (codes.test(errorCode(err))) return undefined;
       throw err;
@@ -431,15 +508,15 @@ export class SdkAwsApi implements AwsApi {
     const [pab, enc, ver] = await this.call('GetBucketSettings', () =>
       Promise.all([
         s3
-          .send(new GetPublicAccessBlockCommand({ Bucket: bucket }), this.opts())
+          .send(new GetPublicAccessBlockCommand({ Bucket: bucket, ...owner }), this.opts())
           .then((r) => r.PublicAccessBlockConfiguration, missing(/NoSuchPublicAccessBlockConfiguration/)),
         s3
-          .send(new GetBucketEncryptionCommand({ Bucket: bucket }), this.opts())
+          .send(new GetBucketEncryptionCommand({ Bucket: bucket, ...owner }), this.opts())
           .then(
             (r) => r.ServerSideEncryptionConfiguration?.Rules?.[0]?.ApplyServerSideEncryptionByDefault,
             missing(/ServerSideEncryptionConfigurationNotFound/),
           ),
-        s3.send(new GetBucketVersioningCommand({ Bucket: bucket }), this.opts()).then((r) => r.Status),
+        s3.send(new GetBucketVersioningCommand({ Bucket: bucket, ...owner }), this.opts()).then((r) => r.Status),
       ]),
     );
     return { pab, enc, ver };
@@ -451,13 +528,15 @@ export class SdkAwsApi implements AwsApi {
     owned: (tags: Map<string, string>) => boolean,
     regionHint?: string,
   ): Promise<'deleted' | 'absent' | 'notEmpty' | 'notOwned'> {
-    // The tags right before anything is emptied or deleted: status says what to delete, the tags whether we may.
-    const found = await this.findBucket(bucket, regionHint);
+    // The tags right before anything is emptied or deleted: status says what to delete, the tags whether we may. A
+    // bucket of that name in another account is none in the operator's: absent (nothing in it is touched).
+    const found = await findOwnBucket(this, bucket, regionHint);
     if (!found) return 'absent';
     if (!owned(found.tags)) return 'notOwned';
     const s3 = this.s3In(found.region);
+    const owner = await this.owner();
     const listed = await this.call('ListObjectVersions', () =>
-      s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000 }), this.opts()),
+      s3.send(new ListObjectVersionsCommand({ Bucket: bucket, MaxKeys: 1000, ...owner }), this.opts()),
     );
     const objects = [...(listed.Versions ?? []), ...(listed.DeleteMarkers ?? [])];
     if (objects.length > 0 || listed.IsTruncated) {
@@ -468,6 +547,7 @@ export class SdkAwsApi implements AwsApi {
           s3.send(
             new DeleteObjectsCommand({
               Bucket: bucket,
+              ...owner,
               Delete: {
                 Objects: objects
                   .slice(0, 1000)
@@ -482,7 +562,7 @@ export class SdkAwsApi implements AwsApi {
       if (listed.IsTruncated) return 'notEmpty';
     }
     try {
-      await s3.send(new DeleteBucketCommand({ Bucket: bucket }), this.opts());
+      await s3.send(new DeleteBucketCommand({ Bucket: bucket, ...owner }), this.opts());
     } catch (err) {
       if (NOT_FOUND.has(errorCode(err))) return 'absent';
       // Objects written since the listing: try again at the next call.

@@ -16,7 +16,7 @@
 // only when fewer than `limit` others are as old or older (never both on one free place).
 import { createHash } from 'node:crypto';
 import { PermanentError, TemporaryError, RETRY_SECONDS } from '../../lib/index.js';
-import { AwsError, OWNER_TAG, type AwsApi, type ListedPolicy } from './api.js';
+import { AwsError, findOwnBucket, OWNER_TAG, type AwsApi, type ListedPolicy } from './api.js';
 import { arnParts, bucketArn, claimArn } from './policy.js';
 
 /** The variable that sets the bound, and its default (an account has 10,000 buckets by default, 100 on old ones). */
@@ -130,7 +130,8 @@ export async function bucketHolder(
 ): Promise<'namespace' | 'gone' | 'unknown'> {
   let found;
   try {
-    found = await aws.findBucket(bucket);
+    // Another account's bucket of that name (bucket names are global) is not the namespace's: gone.
+    found = await findOwnBucket(aws, bucket);
   } catch (err) {
     if (err instanceof AwsError && err.code === 'AccessDenied') return 'gone';
     throw err;

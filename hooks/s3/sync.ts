@@ -47,6 +47,8 @@ import {
 import {
   AwsError,
   BUCKET_INTENT_TAG,
+  findOwnBucket,
+  ofAnotherAccount,
   bucketRecords,
   bucketRecordTag,
   OWNER_TAG,
@@ -398,7 +400,7 @@ async function retagUnderClaim(
   const arn = userArn ? claimArn(userArn, bucket) : undefined;
   const claim = arn ? await aws.getPolicy(arn) : undefined;
   if (!freshClaim(owner, claim, now)) return false;
-  const found = await aws.findBucket(bucket);
+  const found = await findOwnBucket(aws, bucket);
   if (found && found.tags.size === 0) await aws.tagBucket(bucket, found.region, ownerTags(owner));
   return found !== undefined;
 }
@@ -732,7 +734,7 @@ async function narrowGrant(
   if (!policy || !owns(owner, policy.tags)) return;
   const document = await aws.policyDocument(policyArn, policy.defaultVersionId);
   const bucket = grantedBucket(document);
-  const found = bucket !== undefined ? await aws.findBucket(bucket) : undefined;
+  const found = bucket !== undefined ? await findOwnBucket(aws, bucket) : undefined;
   // Its owner tags decide (a definite answer); a bucket gone, or untagged (a stale read, a sync killed before
   // tagging it), is no answer: nothing is detached on it, and no key kept for it.
   const owned = found && found.tags.size > 0 ? owns(owner, found.tags, recorded.has(bucket!)) : undefined;
@@ -847,8 +849,9 @@ async function settleRecords(run: SyncRun): Promise<void> {
 
 async function settleRecord(run: SyncRun, bucket: string): Promise<void> {
   const { aws, owner } = run;
-  const found = await aws.findBucket(bucket);
-  // Gone (or never made): a claim a killed sync took for it is released, so the name is free again.
+  const found = await findOwnBucket(aws, bucket);
+  // Gone (or never made, or another account's now): a claim a killed sync took for it is released, so the name is
+  // free again.
   if (!found) {
     await releaseClaim(aws, owner, run.iamUser!.arn, bucket);
     await releaseEntry(aws, run.iamUser!.arn, owner.namespace, bucket);
@@ -901,7 +904,7 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   const { aws, spec, owner, previous } = run;
   const bucket = spec.bucketName;
   const hint = spec.region ?? (previous.bucketName === bucket ? previous.region : undefined);
-  const found = await aws.findBucket(bucket, hint);
+  const found = await aws.findBucket(bucket, hint).catch((err: unknown) => refuseOfAnotherAccount(run, err));
   const intent = run.intent;
   // A record of intent from before the buckets' records: recorded as one, before it is removed.
   if (intent !== undefined && !run.records.has(intent)) await writeRecord(run, intent, 'made');
@@ -976,6 +979,28 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   for (const [b] of listed) run.records.delete(b);
   run.intent = undefined;
   return region;
+}
+
+/**
+ * The spec's bucket is in another AWS account (api.ts findBucket): refused before anything is made for it (no user,
+ * no claim, no ledger entry), a definite answer (a grant this resource's policy gives it is revoked: lostBucket), its
+ * record and its place in the namespace's ledger gone (a bucket this resource made, deleted since, whose name another
+ * account took). The tenant reads neither account. Any other failure passes through.
+ */
+async function refuseOfAnotherAccount(run: SyncRun, err: unknown): Promise<never> {
+  if (!ofAnotherAccount(err)) throw err;
+  const bucket = run.spec.bucketName;
+  run.definite = true;
+  if (run.iamUser) {
+    await dropRecord(run, bucket);
+    await releaseEntry(run.aws, run.iamUser.arn, run.owner.namespace, bucket);
+  }
+  run.log.info({ bucket }, 'S3: refused a bucket of another AWS account');
+  throw new AwsError(
+    'BucketAlreadyExists',
+    `bucket ${bucket} is owned by another AWS account, not the operator's (S3 refuses it to calls that expect the operator's account as its owner): it is never taken as this resource's, and nothing was made for it`,
+    (err as AwsError).operation,
+  );
 }
 
 /**
@@ -1075,7 +1100,7 @@ function leftBehind(run: SyncRun): string[] {
 async function refuseBeyondLeftBehind(run: SyncRun): Promise<void> {
   if (leftBehind(run).length < MAX_BUCKETS) return;
   for (const old of [...run.retained].sort()) {
-    if (!(await run.aws.findBucket(old))) run.retained.delete(old);
+    if (!(await findOwnBucket(run.aws, old))) run.retained.delete(old);
   }
   const left = leftBehind(run);
   if (left.length < MAX_BUCKETS) return;
@@ -1380,7 +1405,7 @@ async function revokeUser(
  */
 async function recordIntent(down: Teardown, intent: string, named: boolean): Promise<void> {
   const { aws, owner } = down;
-  const pending = await aws.findBucket(intent);
+  const pending = await findOwnBucket(aws, intent);
   if (!pending) return;
   if (pending.tags.size === 0) {
     // Another resource's bucket, or someone's bucket made again under this name, is not deleted.
