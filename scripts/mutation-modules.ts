@@ -444,6 +444,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/mysqlcluster/ordered-scale-up-behind-a-member-stuck-terminating-is-not-blamed-on-creation.test.ts',
       // spec.progressDeadlineSeconds is the deadline, and the resync just past a shorter one (deadlineOptions).
       'test/lib/progress-deadline-seconds-of-memcached-and-mysqlcluster.test.ts',
+      // A version tag padded with zeros (8.00.36, 8.04) is refused before any member rolls onto it.
+      'test/mysqlcluster/version-with-zero-padded-parts-refused.test.ts',
     ],
     target: 85,
   },
