@@ -33,3 +33,31 @@ t.test('a new MySQLCluster naming a StorageClass that does not exist says so in 
   }
   t.ok(warnings.length > 0, 'a Warning event says the cluster waits on a StorageClass that is not there');
 });
+
+t.test('a MySQLCluster scaled up while its StorageClass is not seen says so in a Warning event', async (t) => {
+  // The cluster runs (Ready), and its claims' class is no longer sent: the new members wait (ClaimsHeld=True).
+  const parent = request('mysqlcluster', {
+    size: 1,
+    version: '8.0.36',
+    storage: { size: '10Gi', storageClassName: 'fast' },
+  }).parent;
+  const status = {
+    conditions: [{ type: 'ClaimsHeld', status: 'False', reason: 'AsExpected', message: 'no claim is held back' }],
+  };
+  const next = {
+    conditions: [
+      {
+        type: 'ClaimsHeld',
+        status: 'True',
+        reason: 'StorageClassNotSeen',
+        message: 'members 1, 2 wait: "fast" not seen',
+      },
+    ],
+  };
+  t.match(
+    conditionEvents({ ...parent, status }, next, MYSQLCLUSTER_EVENTS),
+    [{ type: 'Warning', reason: 'StorageClassNotSeen', note: /ClaimsHeld: members 1, 2 wait/ }],
+    'ClaimsHeld=True StorageClassNotSeen is a Warning',
+  );
+  t.same(conditionEvents({ ...parent, status: next }, next, MYSQLCLUSTER_EVENTS), [], 'told once');
+});
