@@ -1572,7 +1572,9 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
     members.map((m) => m.name),
     now,
     {
-      selector: selectorString(APP, name),
+      // What an HPA reads (the scale subresource): the members the Services select, by INSTANCE_LABEL once every
+      // member carries it (serviceSelectsOwn), never another release's pods carrying the recommended labels alone.
+      selector: selectorString(APP, name, own ? { [INSTANCE_LABEL]: name } : {}),
       extra,
       ...(ready ? { ready } : {}),
       ...(progressing ? { progressing } : {}),
