@@ -354,6 +354,10 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/s3/secret-name-held-while-holder-exists.test.ts',
       'test/s3/finalize-waiting-on-its-tenant-backs-off.test.ts',
       'test/s3/finalize-waiting-on-its-tenant-costs-what-rest-does.test.ts',
+      // A rename never empties the bucket it leaves (forceDelete is the deletion's); a revert takes it back.
+      'test/s3/bucket-rename-reverted-keeps-its-objects.test.ts',
+      // A call AWS applied and answered with an error: the next syncs (and finalizes) converge.
+      'test/s3/call-applied-but-answered-an-error-converges.test.ts',
     ],
     target: 85,
   },
