@@ -265,6 +265,11 @@ export interface ConditionEventRules {
   warnings: ReadonlySet<string>;
   /** A condition that takes one of these reasons is a Normal event (a transition worth telling). */
   normals?: ReadonlySet<string>;
+  /**
+   * Condition types whose True is the failure (ClaimsHeld: claims held back): one of these that takes a reason of
+   * `warnings` with status True is a Warning too (a scale-up waiting on a StorageClass, Ready unchanged).
+   */
+  trueIsFailure?: ReadonlySet<string>;
 }
 
 /**
@@ -292,7 +297,8 @@ export function conditionEvents(parent: ParentObject, status: unknown, rules: Co
     const prev = before.find((p) => p.type === c.type);
     if (prev && prev.reason === c.reason && prev.status === c.status) continue;
     const reason = typeof c.reason === 'string' ? c.reason : '';
-    const warning = (rules.warnings.has(reason) || FRAMEWORK_WARNINGS.has(reason)) && c.status !== 'True';
+    const failing = c.status !== 'True' || rules.trueIsFailure?.has(String(c.type)) === true;
+    const warning = (rules.warnings.has(reason) || FRAMEWORK_WARNINGS.has(reason)) && failing;
     if (!warning && !rules.normals?.has(reason)) continue;
     // Two conditions that take the same reason at once (Ready and Synced) are one occurrence.
     if (out.some((e) => e.reason === reason)) continue;

@@ -14,9 +14,12 @@ export function selectorLabels(app: string, instance: string): Record<string, st
   };
 }
 
-/** The selector labels as one string (`key=value,...`, keys sorted), as the scale subresource reports it. */
-export function selectorString(app: string, instance: string): string {
-  const labels = selectorLabels(app, instance);
+/**
+ * The selector labels as one string (`key=value,...`, keys sorted), as the scale subresource reports it, with `extra`
+ * (a kind's own instance label, which another release's pods do not carry).
+ */
+export function selectorString(app: string, instance: string, extra: Record<string, string> = {}): string {
+  const labels: Record<string, string> = { ...selectorLabels(app, instance), ...extra };
   return Object.keys(labels)
     .sort()
     .map((k) => `${k}=${labels[k]}`)

@@ -47,7 +47,11 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     'PodDisruptionBudgetNameTaken',
     'NetworkPolicyNameTaken',
     'PersistentVolumeClaimNameTaken',
+    // Claims wait for a StorageClass not seen (a typo, a class not made yet): a new cluster (Available=False), a
+    // scale-up or a member's replacement (ClaimsHeld=True) waits without a deadline, so it is told.
+    'StorageClassNotSeen',
   ]),
+  trueIsFailure: new Set(['ClaimsHeld']),
   // A newer EtcdRestore waits for the restore past its point of no return (plan/restore-queue.ts).
   normals: new Set(['RestoreWaiting']),
 };

@@ -512,7 +512,9 @@ export function sync({
   const running = statusNumber(observedDeployment, 'replicas');
   const unguarded = policyCondition(request, { policy, governance, settings, running }, now);
   const status = memberStatus(parent, counts, livePodNames(pods), now, {
-    selector: selectorString(APP, name),
+    // What an HPA reads (the scale subresource): the pods the Service selects, by INSTANCE_LABEL once every pod
+    // carries it (serviceSelectsOwn), never another release's pods carrying the recommended labels alone.
+    selector: selectorString(APP, name, own ? { [INSTANCE_LABEL]: name } : {}),
     // Its pods not Ready, named past the progress deadline with their reason (when they are listed).
     ...podsNotReady(
       pods.filter((p) => !isTerminating(p) && !isTerminal(p)),

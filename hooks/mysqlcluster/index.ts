@@ -42,7 +42,11 @@ export const MYSQLCLUSTER_EVENTS: ConditionEventRules = {
     'SecretNameTaken',
     'PodNameTaken',
     'PersistentVolumeClaimNameTaken',
+    // Claims wait for a StorageClass not seen (a typo, a class not made yet): a new cluster (Ready=False) or a
+    // scale-up (ClaimsHeld=True) waits for good without a deadline, so it is told.
+    'StorageClassNotSeen',
   ]),
+  trueIsFailure: new Set(['ClaimsHeld']),
 };
 
 export const mysqlcluster = defineComposite({

@@ -150,9 +150,13 @@ export function quoted(value: unknown): string {
   return text.length > QUOTED_MAX ? `${text.slice(0, QUOTED_MAX - 3)}...` : text;
 }
 
+/** A part of a version tag written with a leading zero (8.00.36, 8.0.036, 08.4.3, 8.04): a tag no registry has. */
+const ZERO_PADDED = /(^|\.)0[0-9]/;
+
 /**
  * What is wrong with spec.version, before the rest of the spec is read: not a string or number, not a MySQL version
- * (VERSION_PATTERN: digits and dots, the image's -debian or -oracle variant), or older than MIN_VERSION.
+ * (VERSION_PATTERN: digits and dots, the image's -debian or -oracle variant), a part padded with zeros, or older than
+ * MIN_VERSION.
  */
 export function versionProblem(spec: unknown): string | undefined {
   const typed = versionTypeProblem(spec);
@@ -163,6 +167,11 @@ export function versionProblem(spec: unknown): string | undefined {
   const version = mysqlVersion(given);
   if (!VERSION_PATTERN.test(version) || (typeof given === 'number' && !(given >= 0 && given <= VERSION_MAX_NUMBER))) {
     return `spec.version is ${quoted(given)}: expected a MySQL version such as "8.0" or "8.0.36" (digits and dots, optionally -debian or -oracle)`;
+  }
+  // No MySQL image tag pads a part with zeros (mysql:8.0.36 exists, 8.00.36, 8.0.036, 08.4.3 and 8.04 do not), and
+  // read as numbers such a tag would pass the minimum and the downgrade guard as the release it equals.
+  if (ZERO_PADDED.test(version)) {
+    return `spec.version is ${quoted(given)}: no MySQL image tag pads a part with zeros (write "8.0.36", not "8.00.36" or "8.04")`;
   }
   // 8 and 8.0 name the newest 8.x and 8.0.x; 8.0.22 and 5.7 cannot run the replication the members set up.
   if (compareVersions(versionNumbers(version), MIN_VERSION) < 0 || versionNumbers(version).length === 0) {
@@ -1563,7 +1572,9 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
     members.map((m) => m.name),
     now,
     {
-      selector: selectorString(APP, name),
+      // What an HPA reads (the scale subresource): the members the Services select, by INSTANCE_LABEL once every
+      // member carries it (serviceSelectsOwn), never another release's pods carrying the recommended labels alone.
+      selector: selectorString(APP, name, own ? { [INSTANCE_LABEL]: name } : {}),
       extra,
       ...(ready ? { ready } : {}),
       ...(progressing ? { progressing } : {}),

@@ -170,16 +170,27 @@ export function planOldBuckets(
   return deletionPolicy === 'Retain' ? { retain: old, delete: [] } : { retain: [], delete: old };
 }
 
-/** The condition of old buckets that are not empty yet (undefined when none is waiting). */
-export function oldBucketsCondition(waiting: readonly string[], forceDelete: boolean): ConditionInput | undefined {
+/**
+ * The condition of old buckets a rename left that are not empty (undefined when none is waiting): kept as they are
+ * (a rename never empties a bucket, whatever forceDelete says: that is the resource's deletion's), and how to take
+ * one back, have it deleted or keep it.
+ */
+export function oldBucketsCondition(
+  waiting: readonly string[],
+  bucket: string,
+  forceDelete: boolean,
+): ConditionInput | undefined {
   if (!waiting.length) return undefined;
+  const them = waiting.length > 1 ? 'them' : 'it';
   return {
     type: 'OldBucketDeleted',
     status: false,
     reason: 'BucketNotEmpty',
-    message: forceDelete
-      ? `emptying old bucket ${waiting.join(', ')}`
-      : `old bucket ${waiting.join(', ')} is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain`,
+    message:
+      `old bucket ${waiting.join(', ')} is not empty and is kept with its objects (spec.bucketName was changed to ${bucket}; ` +
+      `a rename never empties a bucket): set spec.bucketName back to use ${them} again, empty ${them} yourself to have ${them} deleted, ` +
+      `or set deletionPolicy: Retain to keep ${them}` +
+      (forceDelete ? `; forceDelete empties ${them} when this S3 resource is deleted` : ''),
   };
 }
 

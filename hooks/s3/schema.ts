@@ -74,7 +74,8 @@ export const S3Spec = Type.Object(
     }),
     forceDelete: Type.Boolean({
       default: false,
-      description: 'With deletionPolicy Delete: empty the bucket (every object version) before deleting it.',
+      description:
+        'With deletionPolicy Delete: when the S3 resource is deleted, empty its buckets (every object version) before deleting them. A rename never empties a bucket: the old one is kept until it is empty, then deleted.',
     }),
     secretName: Type.Optional(
       Type.String({

@@ -1189,9 +1189,12 @@ function reasonOfFailure(err: unknown): string | undefined {
 
 /**
  * Buckets a rename left behind: Retain lists them (their records marked retained first, so that a sync killed before
- * its status is written still lists them); Delete deletes them (re-checking their tags), and one that is not empty
- * stays listed, with a condition, until it is gone; one that reads untagged under this resource's claim is tagged
- * again and waits (never given up on one read). The buckets still waiting.
+ * its status is written still lists them); Delete deletes them only when empty (re-checking their tags), and one that
+ * is not empty is kept as it is, owned, tagged and recorded, with a condition, until it is emptied by someone or the
+ * spec names it again (a rename reverted takes it back with its objects); one that reads untagged under this
+ * resource's claim is tagged again and waits (never given up on one read). A rename never empties a bucket:
+ * forceDelete is the resource's deletion's (finalize), not an edit's, so that a typo in spec.bucketName never loses
+ * the bucket in use. The buckets still waiting.
  */
 async function retireOldBuckets(run: SyncRun): Promise<string[]> {
   const { aws, spec, owner, created, retained } = run;
@@ -1210,7 +1213,8 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
     // Emptied or deleted only under this resource's own UID tag: a bucket tagged by name alone (an older metaops)
     // may be claimed by a sync, never destroyed on the strength of a status that anyone with s3s/status can write.
     let seen: Map<string, string> | undefined;
-    const result = await aws.deleteBucket(old, spec.forceDelete, (t) => owns(owner, (seen = t)));
+    // Never emptied here (force false): a bucket with objects is kept until it is empty or named again.
+    const result = await aws.deleteBucket(old, false, (t) => owns(owner, (seen = t)));
     if (
       result === 'notOwned' &&
       seen?.size === 0 &&
@@ -1233,7 +1237,7 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
       await dropRecord(run, old);
     }
   }
-  const condition = oldBucketsCondition(waiting, spec.forceDelete);
+  const condition = oldBucketsCondition(waiting, spec.bucketName, spec.forceDelete);
   if (condition) run.notes.push(condition);
   return [...waiting, ...unconfirmed];
 }

@@ -33,6 +33,13 @@ function pod(name: string, hash: string, labels: Record<string, string>): KubeOb
   );
 }
 
+/** status.selector (the scale subresource's, an HPA's) for these labels: it follows the Service's selector. */
+const scaleSelector = (labels: Record<string, string>) =>
+  Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${labels[k]}`)
+    .join(',');
+
 function selectorOf(children: KubeObject[]) {
   return (children.find((c) => c.kind === 'Service') as any).spec.selector;
 }
@@ -50,6 +57,7 @@ t.test('the template takes the label at once; the Service keeps name/instance wh
   );
   t.match(templateOf(res.children), NEW, 'the pod template carries the label');
   t.same(selectorOf(res.children), OLD, 'the Service still selects the running pods');
+  t.equal((res.status as any).selector, scaleSelector(OLD), 'so does status.selector: an HPA sees the running pods');
   t.same((res.status as any).nodes, ['memcached-sample-aaa-1', 'memcached-sample-aaa-2']);
 });
 
@@ -66,6 +74,7 @@ t.test('mid-rollout (old and new pods): the Service still selects both', async (
     FIXED_NOW,
   );
   t.same(selectorOf(res.children), OLD);
+  t.equal((res.status as any).selector, scaleSelector(OLD), 'status.selector too');
 });
 
 t.test('every pod of the Deployment carries the label: the Service selects on it, and keeps it', async (t) => {
@@ -97,6 +106,7 @@ t.test('every pod of the Deployment carries the label: the Service selects on it
     FIXED_NOW,
   );
   t.same(selectorOf(res.children), NEW, 'switched once the roll is over');
+  t.equal((res.status as any).selector, scaleSelector(NEW), 'status.selector with it');
   // Fed back: the observed Service selects on the label; a new pod without it (never made by this template) does
   // not switch it back.
   const switched = res.children.map((c) =>
@@ -111,10 +121,12 @@ t.test('every pod of the Deployment carries the label: the Service selects on it
     FIXED_NOW,
   );
   t.same(selectorOf(later.children), NEW, 'switched for good');
+  t.equal((later.status as any).selector, scaleSelector(NEW), 'status.selector for good');
 });
 
 t.test('a new Memcached: its Service selects on the label from the start', async (t) => {
   const res = memcachedSync(request('memcached', { size: 2 }), FIXED_NOW);
   t.same(selectorOf(res.children), NEW);
+  t.equal((res.status as any).selector, scaleSelector(NEW));
   t.match(templateOf(res.children), NEW);
 });

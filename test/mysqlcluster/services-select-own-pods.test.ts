@@ -32,6 +32,12 @@ const helm = { kind: 'StatefulSet', name: 'db-helm-mysql', uid: 'uid-helm' };
 const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
   Object.entries(selector).every(([k, v]) => labels[k] === v);
 
+/** Whether status.selector (the scale subresource's, an HPA's) names the label only its own pods carry. */
+const scaleOwn = (res: { status?: unknown }) =>
+  String((res.status as { selector?: unknown }).selector)
+    .split(',')
+    .includes(`${INSTANCE_LABEL}=db`);
+
 const services = (children: KubeObject[]) => children.filter((c) => c.kind === 'Service') as any[];
 const template = (children: KubeObject[]) =>
   (children.find((c) => c.kind === 'StatefulSet') as any).spec.template.metadata.labels;
@@ -86,6 +92,7 @@ t.test('a cluster from before the label: the template takes it, the Services wai
   t.equal(template(res.children)[INSTANCE_LABEL], 'db', 'the pod template carries the label (one roll)');
   for (const svc of services(res.children))
     t.notOk(INSTANCE_LABEL in svc.spec.selector, `${svc.metadata.name} still selects the running members`);
+  t.notOk(scaleOwn(res), 'status.selector too: an HPA sees the running members');
 
   // Mid-roll: the template has it, one member does.
   const rolling = children.map((c) => {
@@ -105,12 +112,14 @@ t.test('a cluster from before the label: the template takes it, the Services wai
   );
   for (const svc of services(mid.children))
     t.notOk(INSTANCE_LABEL in svc.spec.selector, `${svc.metadata.name} mid-roll`);
+  t.notOk(scaleOwn(mid), 'status.selector mid-roll');
 
   // Every member carries it (a pod of another release does not hold the switch back): switched, and for good.
   const rolled = [pod('db-mysql-0', mine, own), pod('db-mysql-1', mine, own), pod('db-helm-mysql-0', OLD, helm)];
   const done = mysqlSync({ ...base(), children: objectMap(rolling), related: objectMap(rolled) }, FIXED_NOW);
   for (const svc of services(done.children))
     t.equal(svc.spec.selector[INSTANCE_LABEL], 'db', `${svc.metadata.name} switched`);
+  t.ok(scaleOwn(done), 'status.selector switched with them');
   const switched = rolling.map((c) =>
     c.kind === 'Service'
       ? asObserved(done.children.find((d) => d.kind === 'Service' && d.metadata.name === c.metadata.name)!)
@@ -126,4 +135,5 @@ t.test('a cluster from before the label: the template takes it, the Services wai
   );
   for (const svc of services(later.children))
     t.equal(svc.spec.selector[INSTANCE_LABEL], 'db', `${svc.metadata.name} for good`);
+  t.ok(scaleOwn(later), 'status.selector for good');
 });

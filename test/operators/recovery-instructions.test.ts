@@ -89,10 +89,11 @@ t.test(
 );
 
 t.test(
-  'S3 renamed, the old bucket not empty: "set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain", each, clears it',
+  'S3 renamed, the old bucket not empty: "set spec.bucketName back to use it again, empty it yourself, or set deletionPolicy: Retain", each, clears it',
   async (t) => {
     const ways: Array<[string, (b: Bucket) => void]> = [
-      ['set forceDelete to empty it', (b) => (b.spec = { ...b.spec, forceDelete: true })],
+      // A rename never empties a bucket (forceDelete is the deletion's): reverted, the old one is taken back.
+      ['set spec.bucketName back to use it again', (b) => (b.spec = { ...b.spec, bucketName: 'b-old' })],
       ['empty it yourself', (b) => (b.aws.buckets.get('b-old')!.objects = 0)],
       ['set deletionPolicy: Retain', (b) => (b.spec = { ...b.spec, deletionPolicy: 'Retain' })],
     ];

@@ -302,3 +302,49 @@ t.test(
     t.equal(r.fake.policies.size, 0);
   },
 );
+
+t.test(
+  'a rename with Delete and forceDelete, then reverted: killed after each AWS call, the old bucket keeps its objects',
+  async (t) => {
+    const renamed = async () => {
+      const r = new Resource(new FakeAws(), { bucketName: 'crash-a', deletionPolicy: 'Delete', forceDelete: true });
+      await converge(r);
+      r.fake.buckets.get('crash-a')!.objects = 7;
+      r.spec = { ...r.spec, bucketName: 'crash-b' };
+      return r;
+    };
+    const total = await (await renamed()).killed('sync', 1000);
+    for (let n = 0; n <= total; n++) {
+      const r = await renamed();
+      await r.killed('sync', n);
+      const { syncs } = await converge(r);
+      t.ok(syncs <= 3, `rename killed after call ${n}: Ready after ${syncs} syncs`);
+      // The old bucket is kept, owned and recorded (never emptied by the rename), and said in status.
+      settled(t, r, ['crash-a', 'crash-b']);
+      t.equal(r.fake.buckets.get('crash-a')!.objects, 7, `rename killed after call ${n}: crash-a keeps its objects`);
+      t.same(r.status!['createdBuckets'], ['crash-a', 'crash-b'], 'both recorded as created');
+      t.match(
+        (r.status!['conditions'] as any[]).find((c) => c.type === 'OldBucketDeleted'),
+        { status: 'False', reason: 'BucketNotEmpty', message: /crash-a is not empty and is kept with its objects/ },
+      );
+    }
+    // The revert, killed after each call in turn: crash-a is taken back with its objects, crash-b (empty) goes.
+    const reverting = async () => {
+      const r = await renamed();
+      await converge(r);
+      r.spec = { ...r.spec, bucketName: 'crash-a' };
+      return r;
+    };
+    const back = await (await reverting()).killed('sync', 1000);
+    for (let n = 0; n <= back; n++) {
+      const r = await reverting();
+      await r.killed('sync', n);
+      const { syncs } = await converge(r);
+      t.ok(syncs <= 3, `revert killed after call ${n}: Ready after ${syncs} syncs`);
+      await r.run('sync');
+      settled(t, r, ['crash-a']);
+      t.equal(r.fake.buckets.get('crash-a')!.objects, 7, `revert killed after call ${n}: crash-a holds its objects`);
+      t.same(r.status!['createdBuckets'], ['crash-a']);
+    }
+  },
+);

@@ -437,7 +437,7 @@ t.test(
 );
 
 t.test(
-  'a rename: Retain keeps the old bucket listed; Delete deletes it, waits while it is not empty, leaves a foreign one',
+  'a rename: Retain keeps the old bucket listed; Delete deletes it once empty (never empties it), leaves a foreign one',
   async (t) => {
     const setup = (policy: string, objects = 0) => {
       const aws = new FakeAws();
@@ -467,7 +467,8 @@ t.test(
           status: 'False',
           reason: 'BucketNotEmpty',
           message:
-            'old bucket b-old is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain',
+            'old bucket b-old is not empty and is kept with its objects (spec.bucketName was changed to b-new; a rename never empties a bucket): ' +
+            'set spec.bucketName back to use it again, empty it yourself to have it deleted, or set deletionPolicy: Retain to keep it',
         },
       );
       r.spec = { ...r.spec, forceDelete: true };
@@ -488,10 +489,12 @@ t.test(
       const res = await r.sync();
       t.same(
         aws.calls.filter((c) => c.startsWith('deleteBucket')),
-        ['deleteBucket a-full', 'deleteBucket c-gone'],
-        'in name order; forceDelete empties',
+        ['deleteBucket c-gone'],
+        "the empty one deleted; forceDelete empties none on a rename (it is the deletion's)",
       );
-      t.equal(res.resyncAfterSeconds, undefined);
+      t.equal(aws.buckets.get('a-full')?.objects, 1, 'a-full kept with its object');
+      t.same(r.s().createdBuckets, ['a-full', 'b-new'], 'and still recorded as ours');
+      t.equal(res.resyncAfterSeconds, 30);
     }
   },
 );

@@ -303,27 +303,25 @@ t.test('planOldBuckets: buckets a rename left behind, in name order', async (t) 
   );
 });
 
-t.test('oldBucketsCondition: old buckets that are not empty yet', async (t) => {
-  t.equal(oldBucketsCondition([], false), undefined, 'none waiting');
-  t.equal(oldBucketsCondition([], true), undefined);
-  t.strictSame(oldBucketsCondition(['a'], false), {
-    type: 'OldBucketDeleted',
-    status: false,
-    reason: 'BucketNotEmpty',
-    message: 'old bucket a is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain',
-  });
-  t.strictSame(oldBucketsCondition(['a', 'c'], false), {
+t.test('oldBucketsCondition: old buckets a rename left that are not empty, kept with their objects', async (t) => {
+  t.equal(oldBucketsCondition([], 'b', false), undefined, 'none waiting');
+  t.equal(oldBucketsCondition([], 'b', true), undefined);
+  t.strictSame(oldBucketsCondition(['a'], 'b', false), {
     type: 'OldBucketDeleted',
     status: false,
     reason: 'BucketNotEmpty',
     message:
-      'old bucket a, c is not empty; set forceDelete to empty it, empty it yourself, or set deletionPolicy: Retain',
+      'old bucket a is not empty and is kept with its objects (spec.bucketName was changed to b; a rename never empties a bucket): ' +
+      'set spec.bucketName back to use it again, empty it yourself to have it deleted, or set deletionPolicy: Retain to keep it',
   });
-  t.strictSame(oldBucketsCondition(['a', 'c'], true), {
+  t.strictSame(oldBucketsCondition(['a', 'c'], 'b', true), {
     type: 'OldBucketDeleted',
     status: false,
     reason: 'BucketNotEmpty',
-    message: 'emptying old bucket a, c',
+    message:
+      'old bucket a, c is not empty and is kept with its objects (spec.bucketName was changed to b; a rename never empties a bucket): ' +
+      'set spec.bucketName back to use them again, empty them yourself to have them deleted, or set deletionPolicy: Retain to keep them; ' +
+      'forceDelete empties them when this S3 resource is deleted',
   });
 });
 
