@@ -53,7 +53,8 @@ t.test(
         cannotStart(
           pod({
             initContainerStatuses: [waiting('restore', reason)],
-            containerStatuses: [waiting('etcd', 'PodInitializing')],
+            // etcd never ran in this pod (an init step crash-looping after it ran, a node rebooted, is a restart).
+            containerStatuses: [{ ...waiting('etcd', 'PodInitializing'), restartCount: 0 }],
           }),
         ),
         true,
