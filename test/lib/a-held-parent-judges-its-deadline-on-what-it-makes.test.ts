@@ -4,27 +4,13 @@
 // count and named, and members it makes that never become Ready are past the deadline as an unheld parent's are.
 // Before, a held parent's deadline was not judged at all: its Progressing said the hold for as long as it lasted.
 import t from 'tap';
-import { memcached } from '../../hooks/memcached/index.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { runPure } from '../../lib/operator.js';
+import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
+import { at, condition, heldMemcached, PULLING } from '../fixtures/held-parents.js';
 import { mysqlSync, podsetSync } from '../fixtures/hooks.js';
-import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+import { asApplied, asObserved, objectMap, readyPod, request } from '../fixtures/requests.js';
 
-const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
 const STEPS = [10, 70, 300, PROGRESS_DEADLINE_SECONDS + 100];
-const condition = (res: CompositeSyncResponse, type: string) =>
-  ((res.status as any).conditions as any[]).find((c) => c.type === type);
-const mcSettings = memcached.settings!({ env: {} } as any);
-const mcSync = (req: CompositeSyncRequest, now: Date) =>
-  runPure(memcached, 'sync', req, { now, settings: mcSettings }) as CompositeSyncResponse;
-const pulling = {
-  phase: 'Pending',
-  conditions: [{ type: 'Ready', status: 'False' }],
-  containerStatuses: [
-    { name: 'busybox', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull' } } },
-  ],
-};
 
 /** PodSet `web` of three in namespace shop whose pod `web-pod-2` a hand-made pod holds, synced at STEPS. */
 function heldPodSet(state: Record<string, unknown>) {
@@ -58,7 +44,7 @@ function heldPodSet(state: Record<string, unknown>) {
 }
 
 t.test('PodSet held for one pod name whose other pods never become Ready', async (t) => {
-  const seen = heldPodSet(pulling);
+  const seen = heldPodSet(PULLING);
   const early = seen[2]!;
   t.match(condition(early, 'Ready'), { status: 'False', reason: 'PodNameTaken' }, 'held, and Ready says so');
   t.match(condition(early, 'Progressing'), { status: 'True', reason: 'WaitingForReady' }, '300 s: waiting for Ready');
@@ -79,31 +65,7 @@ t.test('PodSet held for one pod name whose other pods are Ready says the hold, n
 });
 
 t.test('Memcached running, held for its Service name, its pods never Ready', async (t) => {
-  const other: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'cache-memcached', namespace: 'ns', uid: 'uid-other' },
-    spec: {},
-  };
-  const named = () => {
-    const r = request('memcached', { size: 2 });
-    r.parent.metadata = { ...r.parent.metadata, name: 'cache', namespace: 'ns', uid: 'uid-cache' };
-    return r;
-  };
-  const first = mcSync(named(), at(0));
-  const deployment = first.children.find((c) => c.kind === 'Deployment')!;
-  const observed = asObserved(deployment, { observedGeneration: 1, replicas: 2, readyReplicas: 0, updatedReplicas: 2 });
-  observed.metadata.generation = 1;
-  let status: any;
-  let res!: CompositeSyncResponse;
-  for (const s of STEPS) {
-    const r = named();
-    r.children = objectMap([observed]);
-    r.related = objectMap([other]);
-    if (status) r.parent.status = status;
-    res = mcSync(r, at(s));
-    status = res.status;
-  }
+  const res = heldMemcached(STEPS);
   t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' }, 'held, and Ready says so');
   const p = condition(res, 'Progressing');
   t.match(p, { status: 'False', reason: 'ProgressDeadlineExceeded' }, JSON.stringify(p));
@@ -132,20 +94,17 @@ t.test('new MySQLCluster held for its read Service name makes nothing: the hold,
 });
 
 t.test('MySQLCluster running, held for its read Service name, a member never Ready', async (t) => {
-  const { LAST_APPLIED } = await import('../../lib/objects.js');
   const { clusterMember } = await import('../fixtures/mysql-pods.js');
   const spec = { size: 2, version: '8.0' };
   const first = mysqlSync(request('mysqlcluster', spec), at(0));
   const wanted = first.children.find((c) => c.kind === 'StatefulSet')!;
-  const sts = asObserved(wanted, {
+  const sts = asApplied(wanted, {
     replicas: 2,
     readyReplicas: 1,
     currentReplicas: 2,
     updatedReplicas: 2,
     observedGeneration: 1,
   });
-  sts.metadata.generation = 1;
-  sts.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(wanted) };
   const others = first.children
     .filter((c) => c.kind !== 'StatefulSet' && !(c.kind === 'Service' && /-read$/.test(c.metadata.name!)))
     .map((c) => asObserved(c));
