@@ -8,6 +8,7 @@
 // it `alreadyTaken`, whatever cluster it holds.) A snapshot of another cluster is no snapshot of this one. Each
 // answer's status is fed back as the next request's, as Metacontroller does.
 import t from 'tap';
+import type { KubeObject } from '../../lib/metacontroller.js';
 import { BackupSyncs, backupRequest, etcdCluster, oneOffTakenPod } from '../fixtures/backup.js';
 import { backupSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, asObserved } from '../fixtures/requests.js';
@@ -90,35 +91,25 @@ t.test('a one-off backup whose cluster was recreated under its name claims no sn
     clusterName: 'example',
     clusterID: '123456789abcdef0',
   };
-  const same = backupSync(
-    backupRequest({
-      name: 'before-upgrade',
-      namespace: 'ns',
-      spec,
-      uid: 'uid-ns-before-upgrade',
-      status,
-      children: [],
-      pods: [],
-    }),
-    'metaops:test',
-    FIXED_NOW,
-  );
+  const sync = (clusters?: KubeObject[]) =>
+    backupSync(
+      backupRequest({
+        name: 'before-upgrade',
+        namespace: 'ns',
+        spec,
+        uid: 'uid-ns-before-upgrade',
+        status,
+        children: [],
+        pods: [],
+        ...(clusters ? { clusters } : {}),
+      }),
+      'metaops:test',
+      FIXED_NOW,
+    );
+  const same = sync();
   t.match(same.status, { succeeded: true }, 'the same cluster: taken once');
   t.same(same.children, [], 'no Job made again');
-  const recreated = backupSync(
-    backupRequest({
-      name: 'before-upgrade',
-      namespace: 'ns',
-      spec,
-      uid: 'uid-ns-before-upgrade',
-      status,
-      children: [],
-      pods: [],
-      clusters: [etcdCluster('example', 'ns', { clusterID: '987654321987654321' })],
-    }),
-    'metaops:test',
-    FIXED_NOW,
-  );
+  const recreated = sync([etcdCluster('example', 'ns', { clusterID: '987654321987654321' })]);
   t.not(recreated.status!['succeeded'], true, 'not succeeded for the recreated cluster');
 });
 

@@ -6,20 +6,23 @@
 import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
-import { at, condition, heldMemcached, PULLING } from '../fixtures/held-parents.js';
+import {
+  at,
+  condition,
+  heldMemcached,
+  newMysqlHeldForItsReadService,
+  PULLING,
+  webPodSetRequest,
+} from '../fixtures/held-parents.js';
 import { mysqlSync, podsetSync } from '../fixtures/hooks.js';
+import { TWO_MADE_ONE_READY } from '../fixtures/mysql-scale-up.js';
 import { asApplied, asObserved, objectMap, readyPod, request } from '../fixtures/requests.js';
 
 const STEPS = [10, 70, 300, PROGRESS_DEADLINE_SECONDS + 100];
 
 /** PodSet `web` of three in namespace shop whose pod `web-pod-2` a hand-made pod holds, synced at STEPS. */
 function heldPodSet(state: Record<string, unknown>) {
-  const spec = { size: 3, image: 'busybox:no-such-tag', command: ['sleep', '3600'] };
-  const named = () => {
-    const r = request('podset', spec);
-    r.parent.metadata = { ...r.parent.metadata, name: 'web', namespace: 'shop', uid: 'uid-web' };
-    return r;
-  };
+  const named = () => webPodSetRequest('busybox:no-such-tag');
   const first = podsetSync(named(), at(0));
   const kept = first.children
     .filter((c) => c.kind !== 'Pod' || c.metadata.name !== 'web-pod-2')
@@ -74,21 +77,7 @@ t.test('Memcached running, held for its Service name, its pods never Ready', asy
 });
 
 t.test('new MySQLCluster held for its read Service name makes nothing: the hold, no deadline', async (t) => {
-  let status: any;
-  let res!: CompositeSyncResponse;
-  for (const s of [0, ...STEPS]) {
-    const r = request('mysqlcluster', { size: 2, version: '8.0' });
-    const other = {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: `${r.parent.metadata.name}-mysql-read`, namespace: r.parent.metadata.namespace, uid: 'uid-x' },
-      spec: {},
-    } as KubeObject;
-    r.related = objectMap([other]);
-    if (status) r.parent.status = status;
-    res = await mysqlSync(r, at(s));
-    status = res.status;
-  }
+  const res = newMysqlHeldForItsReadService(STEPS);
   t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' });
   t.match(condition(res, 'Progressing'), { status: 'False', reason: 'ServiceNameTaken' });
 });
@@ -98,13 +87,7 @@ t.test('MySQLCluster running, held for its read Service name, a member never Rea
   const spec = { size: 2, version: '8.0' };
   const first = mysqlSync(request('mysqlcluster', spec), at(0));
   const wanted = first.children.find((c) => c.kind === 'StatefulSet')!;
-  const sts = asApplied(wanted, {
-    replicas: 2,
-    readyReplicas: 1,
-    currentReplicas: 2,
-    updatedReplicas: 2,
-    observedGeneration: 1,
-  });
+  const sts = asApplied(wanted, TWO_MADE_ONE_READY);
   const others = first.children
     .filter((c) => c.kind !== 'StatefulSet' && !(c.kind === 'Service' && /-read$/.test(c.metadata.name!)))
     .map((c) => asObserved(c));

@@ -6,9 +6,9 @@
 import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
-import { at, heldMemcached, PULLING } from '../fixtures/held-parents.js';
+import { at, heldMemcached, PULLING, webPodSetRequest } from '../fixtures/held-parents.js';
 import { podsetSync } from '../fixtures/hooks.js';
-import { asObserved, objectMap, request } from '../fixtures/requests.js';
+import { asObserved, objectMap } from '../fixtures/requests.js';
 
 const STEPS = [10, 70, 300, PROGRESS_DEADLINE_SECONDS + 100];
 const progressing = (res: CompositeSyncResponse) =>
@@ -16,12 +16,7 @@ const progressing = (res: CompositeSyncResponse) =>
 
 /** PodSet `web` of three in namespace shop, `held` (kind and name) another owner's, its pods never Ready. */
 function heldPodSet(held: Array<[kind: string, name: string]>): CompositeSyncResponse {
-  const spec = { size: 3, image: 'busybox:no-such-tag', command: ['sleep', '3600'] };
-  const named = () => {
-    const r = request('podset', spec);
-    r.parent.metadata = { ...r.parent.metadata, name: 'web', namespace: 'shop', uid: 'uid-web' };
-    return r;
-  };
+  const named = () => webPodSetRequest('busybox:no-such-tag');
   const first = podsetSync(named(), at(0));
   const isHeld = (c: KubeObject) => held.some(([kind, name]) => c.kind === kind && c.metadata.name === name);
   const kept = first.children

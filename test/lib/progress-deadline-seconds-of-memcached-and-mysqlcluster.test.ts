@@ -8,6 +8,7 @@ import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { memcachedSync, mysqlSync } from '../fixtures/hooks.js';
 import { clusterMember } from '../fixtures/mysql-pods.js';
+import { TWO_MADE_ONE_READY } from '../fixtures/mysql-scale-up.js';
 import { asApplied, asObserved, deploymentPod, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
@@ -48,13 +49,7 @@ function mysqlWorld(spec: Record<string, unknown>): CompositeSyncRequest {
   let uid = '';
   const children = answer.children.map((c) => {
     if (c.kind !== 'StatefulSet') return asObserved(c);
-    const sts = asApplied(c, {
-      observedGeneration: 1,
-      replicas: 2,
-      readyReplicas: 1,
-      currentReplicas: 2,
-      updatedReplicas: 2,
-    });
+    const sts = asApplied(c, TWO_MADE_ONE_READY);
     uid = sts.metadata.uid!;
     return sts;
   });
