@@ -9,131 +9,73 @@
 // answer's status is fed back as the next request's, as Metacontroller does.
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import { backupPod, backupRequest, etcdCluster } from '../fixtures/backup.js';
+import { BackupSyncs, backupRequest, etcdCluster, oneOffTakenPod } from '../fixtures/backup.js';
 import { backupSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, asObserved } from '../fixtures/requests.js';
 import { runBackup } from '../../hooks/etcdbackup/backup.js';
 import { FakeS3, fakeGateway } from '../fixtures/fake-s3.js';
 
 t.test('a one-off backup whose clusterName is changed claims no snapshot of the new cluster', async (t) => {
-  let spec: Record<string, unknown> = {
-    clusterName: 'example',
-    s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' },
-  };
-  let status: Record<string, unknown> | undefined;
-  let children: KubeObject[] = [];
-  let pods: KubeObject[] = [];
-  // (Another etcd cluster: its own cluster ID.)
-  const clusters = [etcdCluster('example', 'ns'), etcdCluster('other', 'ns', { clusterID: '987654321987654321' })];
-  const step = () => {
-    const res = backupSync(
-      backupRequest({
-        spec,
-        uid: 'uid-ns-before-upgrade',
-        ...(status ? { status } : {}),
-        children,
-        pods,
-        clusters,
-      }),
-      'metaops:test',
-      FIXED_NOW,
-    );
-    status = res.status as Record<string, unknown>;
-    children = res.children.map((c) => asObserved(c));
-    return res;
-  };
-  step();
-  pods = [
-    backupPod(
-      'before-upgrade',
-      'ns',
-      {
-        succeeded: true,
-        bucket: 'bucket',
-        key: 'ns/before-upgrade.db',
-        etcdRevision: 42,
-        etcdVersion: '3.6.9',
-        clusterId: '1311768467463790320',
-        lastSuccessDate: '2026-01-01T00:00:00Z',
-        backupUid: 'uid-ns-before-upgrade',
-      },
-      '2026-01-01T00:00:00Z',
-    ),
+  const b = new BackupSyncs({
+    spec: { clusterName: 'example', s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' } },
+    uid: 'uid-ns-before-upgrade',
+    // (Another etcd cluster: its own cluster ID.)
+    clusters: [etcdCluster('example', 'ns'), etcdCluster('other', 'ns', { clusterID: '987654321987654321' })],
+  });
+  b.step();
+  b.pods = [
+    oneOffTakenPod('before-upgrade', 'uid-ns-before-upgrade', { bucket: 'bucket', clusterId: '1311768467463790320' }),
   ];
-  step();
-  t.match(status, { succeeded: true, key: 'ns/before-upgrade.db' }, 'example taken');
+  b.step();
+  t.match(b.status, { succeeded: true, key: 'ns/before-upgrade.db' }, 'example taken');
   // The same EtcdBackup now names another cluster; its Job long gone (a TTL).
-  spec = { ...spec, clusterName: 'other' };
-  children = [];
-  pods = [];
+  b.spec = { ...b.spec, clusterName: 'other' };
+  b.children = [];
+  b.pods = [];
   for (let i = 0; i < 2; i++) {
-    step();
-    const ready = (status!['conditions'] as any[]).find((c) => c.type === 'Ready');
+    b.step();
+    const status = b.status!;
+    const ready = (status['conditions'] as any[]).find((c) => c.type === 'Ready');
     t.notMatch(ready, { status: 'True' }, `sync ${i + 1}: no snapshot of cluster other claimed (${ready?.message})`);
-    t.not(status!['succeeded'], true, `sync ${i + 1}: not succeeded for cluster other`);
+    t.not(status['succeeded'], true, `sync ${i + 1}: not succeeded for cluster other`);
   }
 });
 
 // The same edit while the Job that took `example` and its pod are still there: its result is no snapshot of `other`.
 t.test('a one-off backup retargeted while its Job is kept: the Job is said to be of the other cluster', async (t) => {
-  let spec: Record<string, unknown> = {
-    clusterName: 'example',
-    s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' },
-  };
-  let status: Record<string, unknown> | undefined;
-  let children: KubeObject[] = [];
-  const clusters = [etcdCluster('example', 'ns'), etcdCluster('other', 'ns', { clusterID: '987654321987654321' })];
-  const pod = backupPod(
-    'before-upgrade',
-    'ns',
-    {
-      succeeded: true,
-      bucket: 'bucket',
-      key: 'ns/before-upgrade.db',
-      etcdRevision: 42,
-      etcdVersion: '3.6.9',
-      clusterId: '123456789abcdef0',
-      lastSuccessDate: '2026-01-01T00:00:00Z',
-      backupUid: 'uid-ns-before-upgrade',
-    },
-    '2026-01-01T00:00:00Z',
-  );
-  const step = (pods: KubeObject[]) => {
-    const res = backupSync(
-      backupRequest({
-        name: 'before-upgrade',
-        namespace: 'ns',
-        spec,
-        uid: 'uid-ns-before-upgrade',
-        ...(status ? { status } : {}),
-        children,
-        pods,
-        clusters,
-      }),
-      'metaops:test',
-      FIXED_NOW,
-    );
-    status = res.status as Record<string, unknown>;
+  const b = new BackupSyncs({
+    name: 'before-upgrade',
+    namespace: 'ns',
+    spec: { clusterName: 'example', s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' } },
+    uid: 'uid-ns-before-upgrade',
+    clusters: [etcdCluster('example', 'ns'), etcdCluster('other', 'ns', { clusterID: '987654321987654321' })],
     // (A Job is never changed, OnDelete: once made, the one observed is the first.)
-    if (children.length === 0)
-      children = res.children.map((c) => {
-        const o = asObserved(c);
-        // The Job completed.
-        o['status'] = { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] };
-        return o;
-      });
-    return res;
-  };
-  step([]);
-  step([pod]);
-  t.match(status, { succeeded: true, clusterName: 'example', clusterID: '123456789abcdef0' }, 'example taken, bound');
-  spec = { ...spec, clusterName: 'other' };
+    observe: (answered, observed) =>
+      observed.length > 0
+        ? observed
+        : answered.map((c) => {
+            const o = asObserved(c);
+            // The Job completed.
+            o['status'] = { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] };
+            return o;
+          }),
+  });
+  const pod = oneOffTakenPod('before-upgrade', 'uid-ns-before-upgrade', {
+    bucket: 'bucket',
+    clusterId: '123456789abcdef0',
+  });
+  b.step();
+  b.pods = [pod];
+  b.step();
+  t.match(b.status, { succeeded: true, clusterName: 'example', clusterID: '123456789abcdef0' }, 'example taken, bound');
+  b.spec = { ...b.spec, clusterName: 'other' };
   for (let i = 0; i < 2; i++) {
-    step([pod]);
-    const ready = (status!['conditions'] as any[]).find((c) => c.type === 'Ready');
+    b.step();
+    const status = b.status!;
+    const ready = (status['conditions'] as any[]).find((c) => c.type === 'Ready');
     t.match(ready, { status: 'False', reason: 'ResultUnknown' }, `sync ${i + 1}`);
     t.match(ready.message, /for EtcdCluster example, not for other/, `sync ${i + 1}: says whose the Job's run is`);
-    t.not(status!['succeeded'], true);
+    t.not(status['succeeded'], true);
   }
 });
 
@@ -149,35 +91,25 @@ t.test('a one-off backup whose cluster was recreated under its name claims no sn
     clusterName: 'example',
     clusterID: '123456789abcdef0',
   };
-  const same = backupSync(
-    backupRequest({
-      name: 'before-upgrade',
-      namespace: 'ns',
-      spec,
-      uid: 'uid-ns-before-upgrade',
-      status,
-      children: [],
-      pods: [],
-    }),
-    'metaops:test',
-    FIXED_NOW,
-  );
+  const sync = (clusters?: KubeObject[]) =>
+    backupSync(
+      backupRequest({
+        name: 'before-upgrade',
+        namespace: 'ns',
+        spec,
+        uid: 'uid-ns-before-upgrade',
+        status,
+        children: [],
+        pods: [],
+        ...(clusters ? { clusters } : {}),
+      }),
+      'metaops:test',
+      FIXED_NOW,
+    );
+  const same = sync();
   t.match(same.status, { succeeded: true }, 'the same cluster: taken once');
   t.same(same.children, [], 'no Job made again');
-  const recreated = backupSync(
-    backupRequest({
-      name: 'before-upgrade',
-      namespace: 'ns',
-      spec,
-      uid: 'uid-ns-before-upgrade',
-      status,
-      children: [],
-      pods: [],
-      clusters: [etcdCluster('example', 'ns', { clusterID: '987654321987654321' })],
-    }),
-    'metaops:test',
-    FIXED_NOW,
-  );
+  const recreated = sync([etcdCluster('example', 'ns', { clusterID: '987654321987654321' })]);
   t.not(recreated.status!['succeeded'], true, 'not succeeded for the recreated cluster');
 });
 

@@ -6,64 +6,31 @@
 // Each answer's status is fed back as the next request's, as Metacontroller does.
 import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
-import { backupPod, backupRequest, etcdCluster } from '../fixtures/backup.js';
+import { BackupSyncs, backupPod, backupRequest, etcdCluster, oneOffTakenPod } from '../fixtures/backup.js';
 import { backupSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, asObserved } from '../fixtures/requests.js';
 
 t.test('a one-off backup whose s3.path moves to another bucket takes its snapshot there', async (t) => {
-  let spec: Record<string, unknown> = {
-    clusterName: 'example',
-    s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' },
-  };
-  let status: Record<string, unknown> | undefined;
-  let children: KubeObject[] = [];
-  let pods: KubeObject[] = [];
-  const step = () => {
-    const res = backupSync(
-      backupRequest({
-        spec,
-        uid: 'uid-ns-nightly',
-        ...(status ? { status } : {}),
-        children,
-        pods,
-        clusters: [etcdCluster('example', 'ns')],
-      }),
-      'metaops:test',
-      FIXED_NOW,
-    );
-    status = res.status as Record<string, unknown>;
-    children = res.children.map((c) => asObserved(c));
-    return res;
-  };
-  step();
-  pods = [
-    backupPod(
-      'nightly',
-      'ns',
-      {
-        succeeded: true,
-        key: 'ns/before-upgrade.db',
-        etcdRevision: 42,
-        etcdVersion: '3.6.9',
-        lastSuccessDate: '2026-01-01T00:00:00Z',
-        backupUid: 'uid-ns-nightly',
-      },
-      '2026-01-01T00:00:00Z',
-    ),
-  ];
-  step();
-  t.match(status, { succeeded: true, key: 'ns/before-upgrade.db' }, 'taken in s3://bucket');
+  const b = new BackupSyncs({
+    spec: { clusterName: 'example', s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws' } },
+    uid: 'uid-ns-nightly',
+    clusters: [etcdCluster('example', 'ns')],
+  });
+  b.step();
+  b.pods = [oneOffTakenPod('nightly', 'uid-ns-nightly')];
+  b.step();
+  t.match(b.status, { succeeded: true, key: 'ns/before-upgrade.db' }, 'taken in s3://bucket');
   // The same key, in another bucket.
-  spec = { ...spec, s3: { path: 'dr-bucket/ns/before-upgrade.db', awsSecret: 'aws' } };
-  children = [];
-  pods = [];
-  const res = step();
+  b.spec = { ...b.spec, s3: { path: 'dr-bucket/ns/before-upgrade.db', awsSecret: 'aws' } };
+  b.children = [];
+  b.pods = [];
+  const res = b.step();
   t.same(
     res.children.map((c) => c.kind),
     ['Job'],
     'a snapshot in another bucket is a new snapshot: its Job runs',
   );
-  const ready = (status!['conditions'] as any[]).find((c) => c.type === 'Ready');
+  const ready = (b.status!['conditions'] as any[]).find((c) => c.type === 'Ready');
   t.notMatch(ready, { status: 'True', message: /s3:\/\/dr-bucket\// }, 'no snapshot claimed in s3://dr-bucket');
 });
 

@@ -11,77 +11,43 @@ import t from 'tap';
 import { etcdbackup } from '../../hooks/etcdbackup/index.js';
 import { etcdSettings } from '../../hooks/etcdcommon/index.js';
 import { runPure } from '../../lib/operator.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { backupPod, backupRequest, etcdCluster } from '../fixtures/backup.js';
-import { FIXED_NOW, asObserved } from '../fixtures/requests.js';
+import { BackupSyncs, etcdCluster, oneOffTakenPod } from '../fixtures/backup.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
 
 const OLD = 'http://minio.storage.svc.cluster.local:9000';
 const NEW = 'https://s3.dr-site.example.com';
 
 t.test('a one-off backup whose s3.endpoint moves to another store takes its snapshot there', async (t) => {
-  let spec: Record<string, unknown> = {
-    clusterName: 'example',
-    s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws', endpoint: OLD },
-  };
-  let status: Record<string, unknown> | undefined;
-  let children: KubeObject[] = [];
-  let pods: KubeObject[] = [];
-  const step = () => {
-    const res = runPure(
-      etcdbackup,
-      'sync',
-      backupRequest({
-        spec,
-        uid: 'uid-ns-nightly',
-        ...(status ? { status } : {}),
-        children,
-        pods,
-        clusters: [etcdCluster('example', 'ns')],
-      }),
-      {
+  const b = new BackupSyncs({
+    spec: { clusterName: 'example', s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws', endpoint: OLD } },
+    uid: 'uid-ns-nightly',
+    clusters: [etcdCluster('example', 'ns')],
+    sync: (request) =>
+      runPure(etcdbackup, 'sync', request, {
         now: FIXED_NOW,
         settings: etcdSettings({
           env: { METAOPS_IMAGE: 'metaops:test', METAOPS_BACKUP_S3_ENDPOINTS: `${OLD},${NEW}` },
         }),
-      },
-    );
-    status = res.status as Record<string, unknown>;
-    children = res.children.map((c) => asObserved(c));
-    return res;
-  };
-  const first = step();
+      }),
+  });
+  const first = b.step();
   t.same(
     first.children.map((c) => c.kind),
     ['Job'],
     'the first Job runs against the old store',
   );
-  pods = [
-    backupPod(
-      'nightly',
-      'ns',
-      {
-        succeeded: true,
-        bucket: 'bucket',
-        key: 'ns/before-upgrade.db',
-        etcdRevision: 42,
-        etcdVersion: '3.6.9',
-        lastSuccessDate: '2026-01-01T00:00:00Z',
-        backupUid: 'uid-ns-nightly',
-      },
-      '2026-01-01T00:00:00Z',
-    ),
-  ];
-  step();
-  t.match(status, { succeeded: true, key: 'ns/before-upgrade.db' }, 'taken in the old store');
+  b.pods = [oneOffTakenPod('nightly', 'uid-ns-nightly', { bucket: 'bucket' })];
+  b.step();
+  t.match(b.status, { succeeded: true, key: 'ns/before-upgrade.db' }, 'taken in the old store');
   // The same bucket and key, in another store.
-  spec = { ...spec, s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws', endpoint: NEW } };
-  children = [];
-  pods = [];
-  const res = step();
+  b.spec = { ...b.spec, s3: { path: 'bucket/ns/before-upgrade.db', awsSecret: 'aws', endpoint: NEW } };
+  b.children = [];
+  b.pods = [];
+  const res = b.step();
   t.same(
     res.children.map((c) => c.kind),
     ['Job'],
     'a snapshot in another store is a new snapshot: its Job runs',
   );
-  t.notMatch(status, { succeeded: true }, `no snapshot claimed in ${NEW} before one is written there`);
+  t.notMatch(b.status, { succeeded: true }, `no snapshot claimed in ${NEW} before one is written there`);
 });

@@ -13,19 +13,9 @@
 // Must hold (with storage: a member pod made again on its claim keeps its data): within 15 minutes of the spec
 // fixed, each member whose etcd keeps exiting runs with the fixed spec, or the status says what the user must do.
 import t from 'tap';
-import { PVC, answeredPod, running } from '../fixtures/etcd-loop.js';
+import { OOM_AT_START, PVC, answeredPod, running } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
-const oomAtStart = {
-  containerStatuses: [
-    {
-      name: 'etcd',
-      restartCount: 6,
-      state: { waiting: { reason: 'CrashLoopBackOff' } },
-      lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
-    },
-  ],
-};
 const refusedFlag = {
   containerStatuses: [
     {
@@ -56,7 +46,7 @@ t.test('members OOMKilled at start recover once spec.pod.resources is raised', a
     loop.now = new Date(FIXED_NOW.getTime() + s * 1000);
     for (const n of looping) {
       const limit = etcdOf(loop, n)?.resources?.limits?.memory;
-      if (limit === '256Mi') loop.podStatus.set(n, oomAtStart);
+      if (limit === '256Mi') loop.podStatus.set(n, OOM_AT_START);
       else {
         loop.podStatus.delete(n);
         loop.etcd.up.add(n);

@@ -4,22 +4,8 @@
 // Ready, never one that does not record what it was made from (made before the record). Each answer fed back.
 import t from 'tap';
 import { POD_SPEC } from '../../hooks/etcdcluster/members.js';
-import { PVC, answeredPod, running } from '../fixtures/etcd-loop.js';
+import { BIG_MEMORY, OOM_AT_START, PVC, SMALL_MEMORY, memoryLimitOf, running } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
-
-const oomAtStart = {
-  containerStatuses: [
-    {
-      name: 'etcd',
-      restartCount: 6,
-      state: { waiting: { reason: 'CrashLoopBackOff' } },
-      lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
-    },
-  ],
-};
-const small = { requests: { memory: '256Mi' }, limits: { memory: '256Mi' } };
-const big = { requests: { memory: '2Gi' }, limits: { memory: '2Gi' } };
-const limitOf = (loop: any, n: string) => (answeredPod(loop, n) as any)?.spec.containers[0]?.resources?.limits?.memory;
 
 async function ticks(loop: any, from: number, count: number, each: () => void): Promise<number> {
   let s = from;
@@ -35,16 +21,17 @@ async function ticks(loop: any, from: number, count: number, each: () => void): 
 t.test(
   'without storage a majority that started is never made again; the status says the fix cannot reach it',
   async (t) => {
-    const loop = await running({ size: 3, pod: { resources: small } });
+    const loop = await running({ size: 3, pod: { resources: SMALL_MEMORY } });
     loop.etcd.up.clear();
     const crash = () => {
-      for (const n of ['e-0', 'e-1', 'e-2']) loop.podStatus.set(n, oomAtStart);
+      for (const n of ['e-0', 'e-1', 'e-2']) loop.podStatus.set(n, OOM_AT_START);
     };
     const s = await ticks(loop, 0, 30, crash);
-    loop.spec = { ...loop.spec, pod: { resources: big } };
+    loop.spec = { ...loop.spec, pod: { resources: BIG_MEMORY } };
     await ticks(loop, s, 30, crash);
     t.same(loop.pods(), ['e-0', 'e-1', 'e-2']);
-    for (const n of loop.pods()) t.equal(limitOf(loop, n), '256Mi', `${n} is kept as it was made, its data with it`);
+    for (const n of loop.pods())
+      t.equal(memoryLimitOf(loop, n), '256Mi', `${n} is kept as it was made, its data with it`);
     t.notMatch(loop.etcd.calls.join(','), /remove|add/, 'no membership change');
     const said = (loop.s().conditions as any[]).find((c) => c.type === 'Available');
     t.equal(said?.reason, 'MajorityCrashLooping');
@@ -54,10 +41,10 @@ t.test(
 );
 
 t.test('with storage, the way out names spec.pod made again on the claims', async (t) => {
-  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC, resources: small } });
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC, resources: SMALL_MEMORY } });
   loop.etcd.up.clear();
   const crash = () => {
-    for (const n of ['e-0', 'e-1', 'e-2']) loop.podStatus.set(n, oomAtStart);
+    for (const n of ['e-0', 'e-1', 'e-2']) loop.podStatus.set(n, OOM_AT_START);
   };
   await ticks(loop, 0, 30, crash);
   const said = (loop.s().conditions as any[]).find((c) => c.type === 'Available');
@@ -65,8 +52,8 @@ t.test('with storage, the way out names spec.pod made again on the claims', asyn
 });
 
 t.test('a Ready member, or one whose etcd runs, is not made again for a change of spec.pod', async (t) => {
-  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC, resources: small } });
-  loop.spec = { ...loop.spec, pod: { persistentVolumeClaimSpec: PVC, resources: big } };
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC, resources: SMALL_MEMORY } });
+  loop.spec = { ...loop.spec, pod: { persistentVolumeClaimSpec: PVC, resources: BIG_MEMORY } };
   // e-1's etcd runs (a long WAL replay), not Ready yet.
   loop.etcd.up.delete('e-1');
   await ticks(loop, 0, 20, () => {
@@ -74,20 +61,20 @@ t.test('a Ready member, or one whose etcd runs, is not made again for a change o
       containerStatuses: [{ name: 'etcd', restartCount: 1, ready: false, state: { running: {} } }],
     });
   });
-  for (const n of loop.pods()) t.equal(limitOf(loop, n), '256Mi', `${n} is kept as it was made`);
+  for (const n of loop.pods()) t.equal(memoryLimitOf(loop, n), '256Mi', `${n} is kept as it was made`);
 });
 
 t.test('a member pod that does not record the spec.pod it was made from is not made again', async (t) => {
-  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC, resources: small } });
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC, resources: SMALL_MEMORY } });
   // Made before the record (an earlier metaops).
   for (const c of loop.children)
     if (c.kind === 'Pod' && c.metadata.annotations) delete c.metadata.annotations[POD_SPEC];
   loop.etcd.up.clear();
   const crash = () => {
-    for (const n of ['e-0', 'e-1', 'e-2']) loop.podStatus.set(n, oomAtStart);
+    for (const n of ['e-0', 'e-1', 'e-2']) loop.podStatus.set(n, OOM_AT_START);
   };
   const s = await ticks(loop, 0, 5, crash);
-  loop.spec = { ...loop.spec, pod: { persistentVolumeClaimSpec: PVC, resources: big } };
+  loop.spec = { ...loop.spec, pod: { persistentVolumeClaimSpec: PVC, resources: BIG_MEMORY } };
   await ticks(loop, s, 10, crash);
-  for (const n of loop.pods()) t.equal(limitOf(loop, n), '256Mi', `${n} is kept as it was made`);
+  for (const n of loop.pods()) t.equal(memoryLimitOf(loop, n), '256Mi', `${n} is kept as it was made`);
 });

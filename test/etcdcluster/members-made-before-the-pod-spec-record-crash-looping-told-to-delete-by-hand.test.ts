@@ -12,28 +12,14 @@
 // member, and the quorum comes back. Pods that record it are not named so.
 import t from 'tap';
 import { POD_SPEC } from '../../hooks/etcdcluster/members.js';
-import { PVC, answeredPod, running } from '../fixtures/etcd-loop.js';
+import { BIG_MEMORY, OOM_AT_START, PVC, SMALL_MEMORY, memoryLimitOf, running } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
-const oomAtStart = {
-  containerStatuses: [
-    {
-      name: 'etcd',
-      restartCount: 6,
-      state: { waiting: { reason: 'CrashLoopBackOff' } },
-      lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
-    },
-  ],
-};
-const small = { requests: { memory: '256Mi' }, limits: { memory: '256Mi' } };
-const big = { requests: { memory: '2Gi' }, limits: { memory: '2Gi' } };
-const limitOf = (loop: any, n: string) =>
-  (answeredPod(loop, n) as any)?.spec.containers.find((c: any) => c.name === 'etcd')?.resources?.limits?.memory;
 const available = (loop: any) => (loop.s().conditions as any[]).find((c) => c.type === 'Available');
 
 /** A cluster of three with storage whose members crash OOMKilled at start while their limit is the small one. */
 async function crashLooping(unrecorded: string[]) {
-  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC, resources: small } });
+  const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC, resources: SMALL_MEMORY } });
   for (const c of loop.children)
     if (c.kind === 'Pod' && unrecorded.includes(c.metadata.name!)) delete c.metadata.annotations![POD_SPEC];
   loop.etcd.up.clear();
@@ -42,7 +28,7 @@ async function crashLooping(unrecorded: string[]) {
     s += 30;
     loop.now = new Date(FIXED_NOW.getTime() + s * 1000);
     for (const n of loop.pods()) {
-      if (limitOf(loop, n) === '256Mi') loop.podStatus.set(n, oomAtStart);
+      if (memoryLimitOf(loop, n) === '256Mi') loop.podStatus.set(n, OOM_AT_START);
       else {
         loop.podStatus.delete(n);
         loop.etcd.up.add(n);
@@ -56,9 +42,9 @@ async function crashLooping(unrecorded: string[]) {
 t.test('members made before the record are told to be deleted by hand, and come back on their claims', async (t) => {
   const { loop, tick } = await crashLooping(['e-0', 'e-1', 'e-2']);
   for (let i = 0; i < 30; i++) await tick();
-  loop.spec = { ...loop.spec, pod: { persistentVolumeClaimSpec: PVC, resources: big } };
+  loop.spec = { ...loop.spec, pod: { persistentVolumeClaimSpec: PVC, resources: BIG_MEMORY } };
   for (let i = 0; i < 10; i++) await tick();
-  for (const n of loop.pods()) t.equal(limitOf(loop, n), '256Mi', `${n} is not made again by the hook`);
+  for (const n of loop.pods()) t.equal(memoryLimitOf(loop, n), '256Mi', `${n} is not made again by the hook`);
   const said = available(loop);
   t.equal(said?.reason, 'MajorityCrashLooping');
   t.match(said?.message, /e-0, e-1, e-2 were made before metaops recorded the spec\.pod/, 'names them');
@@ -67,7 +53,7 @@ t.test('members made before the record are told to be deleted by hand, and come 
   loop.lose('e-0', 'e-1', 'e-2');
   for (let i = 0; i < 10; i++) await tick();
   t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'the same members');
-  for (const n of loop.pods()) t.equal(limitOf(loop, n), '2Gi', `${n} made again with the spec's`);
+  for (const n of loop.pods()) t.equal(memoryLimitOf(loop, n), '2Gi', `${n} made again with the spec's`);
   t.notMatch(loop.etcd.calls.join(','), /remove|add/, 'no membership change');
   t.equal(available(loop)?.status, 'True', `Available ${available(loop)?.reason}`);
 });

@@ -7,11 +7,10 @@
 // deadline as before.
 import t from 'tap';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { LAST_APPLIED } from '../../lib/objects.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
 import { memcachedSync, mysqlSync, podsetSync } from '../fixtures/hooks.js';
 import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, deploymentPod, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { asApplied, asObserved, deploymentPod, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
 const cond = (status: any, type: string) => (status.conditions as any[]).find((c) => c.type === type);
@@ -55,15 +54,11 @@ const memcachedWorld: World = (size, generation, crashFrom) => {
   const ready = crashFrom === undefined ? size : crashFrom;
   const children = answer.children.map((c) => {
     if (c.kind !== 'Deployment') return asObserved(c);
-    const d = asObserved(c, {
-      observedGeneration: generation,
-      replicas: size,
-      readyReplicas: ready,
-      updatedReplicas: size,
-    });
-    d.metadata.generation = generation;
-    d.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(c) };
-    return d;
+    return asApplied(
+      c,
+      { observedGeneration: generation, replicas: size, readyReplicas: ready, updatedReplicas: size },
+      generation,
+    );
   });
   const pods = Array.from({ length: size }, (_, i) =>
     deploymentPod(
@@ -88,15 +83,17 @@ const mysqlWorld: World = (size, generation, crashFrom) => {
   let stsUid = '';
   const children = answer.children.map((c) => {
     if (c.kind !== 'StatefulSet') return asObserved(c);
-    const sts = asObserved(c, {
-      observedGeneration: generation,
-      replicas: size,
-      readyReplicas: ready,
-      currentReplicas: size,
-      updatedReplicas: size,
-    });
-    sts.metadata.generation = generation;
-    sts.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(c) };
+    const sts = asApplied(
+      c,
+      {
+        observedGeneration: generation,
+        replicas: size,
+        readyReplicas: ready,
+        currentReplicas: size,
+        updatedReplicas: size,
+      },
+      generation,
+    );
     stsUid = sts.metadata.uid!;
     return sts;
   });

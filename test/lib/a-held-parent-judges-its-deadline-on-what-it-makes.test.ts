@@ -4,36 +4,25 @@
 // count and named, and members it makes that never become Ready are past the deadline as an unheld parent's are.
 // Before, a held parent's deadline was not judged at all: its Progressing said the hold for as long as it lasted.
 import t from 'tap';
-import { memcached } from '../../hooks/memcached/index.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { runPure } from '../../lib/operator.js';
+import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
+import {
+  at,
+  condition,
+  heldMemcached,
+  newMysqlHeldForItsReadService,
+  PULLING,
+  webPodSetRequest,
+} from '../fixtures/held-parents.js';
 import { mysqlSync, podsetSync } from '../fixtures/hooks.js';
-import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+import { TWO_MADE_ONE_READY } from '../fixtures/mysql-scale-up.js';
+import { asApplied, asObserved, objectMap, readyPod, request } from '../fixtures/requests.js';
 
-const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
 const STEPS = [10, 70, 300, PROGRESS_DEADLINE_SECONDS + 100];
-const condition = (res: CompositeSyncResponse, type: string) =>
-  ((res.status as any).conditions as any[]).find((c) => c.type === type);
-const mcSettings = memcached.settings!({ env: {} } as any);
-const mcSync = (req: CompositeSyncRequest, now: Date) =>
-  runPure(memcached, 'sync', req, { now, settings: mcSettings }) as CompositeSyncResponse;
-const pulling = {
-  phase: 'Pending',
-  conditions: [{ type: 'Ready', status: 'False' }],
-  containerStatuses: [
-    { name: 'busybox', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull' } } },
-  ],
-};
 
 /** PodSet `web` of three in namespace shop whose pod `web-pod-2` a hand-made pod holds, synced at STEPS. */
 function heldPodSet(state: Record<string, unknown>) {
-  const spec = { size: 3, image: 'busybox:no-such-tag', command: ['sleep', '3600'] };
-  const named = () => {
-    const r = request('podset', spec);
-    r.parent.metadata = { ...r.parent.metadata, name: 'web', namespace: 'shop', uid: 'uid-web' };
-    return r;
-  };
+  const named = () => webPodSetRequest('busybox:no-such-tag');
   const first = podsetSync(named(), at(0));
   const kept = first.children
     .filter((c) => c.kind !== 'Pod' || c.metadata.name !== 'web-pod-2')
@@ -58,7 +47,7 @@ function heldPodSet(state: Record<string, unknown>) {
 }
 
 t.test('PodSet held for one pod name whose other pods never become Ready', async (t) => {
-  const seen = heldPodSet(pulling);
+  const seen = heldPodSet(PULLING);
   const early = seen[2]!;
   t.match(condition(early, 'Ready'), { status: 'False', reason: 'PodNameTaken' }, 'held, and Ready says so');
   t.match(condition(early, 'Progressing'), { status: 'True', reason: 'WaitingForReady' }, '300 s: waiting for Ready');
@@ -79,31 +68,7 @@ t.test('PodSet held for one pod name whose other pods are Ready says the hold, n
 });
 
 t.test('Memcached running, held for its Service name, its pods never Ready', async (t) => {
-  const other: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'cache-memcached', namespace: 'ns', uid: 'uid-other' },
-    spec: {},
-  };
-  const named = () => {
-    const r = request('memcached', { size: 2 });
-    r.parent.metadata = { ...r.parent.metadata, name: 'cache', namespace: 'ns', uid: 'uid-cache' };
-    return r;
-  };
-  const first = mcSync(named(), at(0));
-  const deployment = first.children.find((c) => c.kind === 'Deployment')!;
-  const observed = asObserved(deployment, { observedGeneration: 1, replicas: 2, readyReplicas: 0, updatedReplicas: 2 });
-  observed.metadata.generation = 1;
-  let status: any;
-  let res!: CompositeSyncResponse;
-  for (const s of STEPS) {
-    const r = named();
-    r.children = objectMap([observed]);
-    r.related = objectMap([other]);
-    if (status) r.parent.status = status;
-    res = mcSync(r, at(s));
-    status = res.status;
-  }
+  const res = heldMemcached(STEPS);
   t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' }, 'held, and Ready says so');
   const p = condition(res, 'Progressing');
   t.match(p, { status: 'False', reason: 'ProgressDeadlineExceeded' }, JSON.stringify(p));
@@ -112,40 +77,17 @@ t.test('Memcached running, held for its Service name, its pods never Ready', asy
 });
 
 t.test('new MySQLCluster held for its read Service name makes nothing: the hold, no deadline', async (t) => {
-  let status: any;
-  let res!: CompositeSyncResponse;
-  for (const s of [0, ...STEPS]) {
-    const r = request('mysqlcluster', { size: 2, version: '8.0' });
-    const other = {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: `${r.parent.metadata.name}-mysql-read`, namespace: r.parent.metadata.namespace, uid: 'uid-x' },
-      spec: {},
-    } as KubeObject;
-    r.related = objectMap([other]);
-    if (status) r.parent.status = status;
-    res = await mysqlSync(r, at(s));
-    status = res.status;
-  }
+  const res = newMysqlHeldForItsReadService(STEPS);
   t.match(condition(res, 'Ready'), { status: 'False', reason: 'ServiceNameTaken' });
   t.match(condition(res, 'Progressing'), { status: 'False', reason: 'ServiceNameTaken' });
 });
 
 t.test('MySQLCluster running, held for its read Service name, a member never Ready', async (t) => {
-  const { LAST_APPLIED } = await import('../../lib/objects.js');
   const { clusterMember } = await import('../fixtures/mysql-pods.js');
   const spec = { size: 2, version: '8.0' };
   const first = mysqlSync(request('mysqlcluster', spec), at(0));
   const wanted = first.children.find((c) => c.kind === 'StatefulSet')!;
-  const sts = asObserved(wanted, {
-    replicas: 2,
-    readyReplicas: 1,
-    currentReplicas: 2,
-    updatedReplicas: 2,
-    observedGeneration: 1,
-  });
-  sts.metadata.generation = 1;
-  sts.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(wanted) };
+  const sts = asApplied(wanted, TWO_MADE_ONE_READY);
   const others = first.children
     .filter((c) => c.kind !== 'StatefulSet' && !(c.kind === 'Service' && /-read$/.test(c.metadata.name!)))
     .map((c) => asObserved(c));

@@ -7,32 +7,27 @@
 // Progressing: the API server refuses creations), and sends the user looking for a quota or an admission policy.
 // PodSet (one pod name held by a hand-made pod), Memcached (its Service name held), MySQLCluster (its read Service).
 import t from 'tap';
-import { memcached } from '../../hooks/memcached/index.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { runPure } from '../../lib/operator.js';
+import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
-import { mysqlSync, podsetSync } from '../fixtures/hooks.js';
-import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
+import {
+  at,
+  cacheRequest,
+  condition,
+  mcSync,
+  newMysqlHeldForItsReadService,
+  webPodSetRequest,
+} from '../fixtures/held-parents.js';
+import { podsetSync } from '../fixtures/hooks.js';
+import { asObserved, objectMap, readyPod } from '../fixtures/requests.js';
 
-const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
 const STEPS = [10, 70, 300, PROGRESS_DEADLINE_SECONDS + 100];
-const condition = (res: CompositeSyncResponse, type: string) =>
-  ((res.status as any).conditions as any[]).find((c) => c.type === type);
-const mcSettings = memcached.settings!({ env: {} } as any);
-const mcSync = (req: CompositeSyncRequest, now: Date) =>
-  runPure(memcached, 'sync', req, { now, settings: mcSettings }) as CompositeSyncResponse;
 
 /**
  * PodSet `web` of three in namespace shop whose pod `web-pod-2` a hand-made pod holds: `named()` its request, `first`
  * its first answer, `kept` what it made observed (its pods Ready), `handmade` the holder.
  */
 function heldPodSet() {
-  const spec = { size: 3, image: 'busybox', command: ['sleep', '3600'] };
-  const named = () => {
-    const r = request('podset', spec);
-    r.parent.metadata = { ...r.parent.metadata, name: 'web', namespace: 'shop', uid: 'uid-web' };
-    return r;
-  };
+  const named = () => webPodSetRequest('busybox');
   const first = podsetSync(named(), at(0));
   const kept = first.children
     .filter((c) => c.kind !== 'Pod' || c.metadata.name !== 'web-pod-2')
@@ -80,8 +75,7 @@ t.test('new Memcached held for its Service name, 700 s on', async (t) => {
   let status: any;
   let res!: CompositeSyncResponse;
   for (const s of [0, ...STEPS]) {
-    const r = request('memcached', { size: 2 });
-    r.parent.metadata = { ...r.parent.metadata, name: 'cache', namespace: 'ns', uid: 'uid-cache' };
+    const r = cacheRequest({ size: 2 });
     r.related = objectMap([other]);
     if (status) r.parent.status = status;
     res = mcSync(r, at(s));
@@ -91,21 +85,7 @@ t.test('new Memcached held for its Service name, 700 s on', async (t) => {
 });
 
 t.test('new MySQLCluster held for its read Service name, 700 s on', async (t) => {
-  let status: any;
-  let res!: CompositeSyncResponse;
-  for (const s of [0, ...STEPS]) {
-    const r = request('mysqlcluster', { size: 2, version: '8.0' });
-    const other = {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: `${r.parent.metadata.name}-mysql-read`, namespace: r.parent.metadata.namespace, uid: 'uid-x' },
-      spec: {},
-    } as KubeObject;
-    r.related = objectMap([other]);
-    if (status) r.parent.status = status;
-    res = await mysqlSync(r, at(s));
-    status = res.status;
-  }
+  const res = newMysqlHeldForItsReadService(STEPS);
   check(t, res, /ServiceNameTaken/);
 });
 

@@ -4,38 +4,24 @@
 // "is" for one and "are" for more. A Memcached held for its Service name whose pods are not Ready yet says the hold
 // while it waits for them too, not only once past the deadline.
 import t from 'tap';
-import { memcached } from '../../hooks/memcached/index.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { runPure } from '../../lib/operator.js';
+import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
+import { at, heldMemcached, PULLING, webPodSetRequest } from '../fixtures/held-parents.js';
 import { podsetSync } from '../fixtures/hooks.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { asObserved, objectMap } from '../fixtures/requests.js';
 
-const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
 const STEPS = [10, 70, 300, PROGRESS_DEADLINE_SECONDS + 100];
 const progressing = (res: CompositeSyncResponse) =>
   ((res.status as any).conditions as any[]).find((c) => c.type === 'Progressing');
-const pulling = {
-  phase: 'Pending',
-  conditions: [{ type: 'Ready', status: 'False' }],
-  containerStatuses: [
-    { name: 'busybox', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull' } } },
-  ],
-};
 
 /** PodSet `web` of three in namespace shop, `held` (kind and name) another owner's, its pods never Ready. */
 function heldPodSet(held: Array<[kind: string, name: string]>): CompositeSyncResponse {
-  const spec = { size: 3, image: 'busybox:no-such-tag', command: ['sleep', '3600'] };
-  const named = () => {
-    const r = request('podset', spec);
-    r.parent.metadata = { ...r.parent.metadata, name: 'web', namespace: 'shop', uid: 'uid-web' };
-    return r;
-  };
+  const named = () => webPodSetRequest('busybox:no-such-tag');
   const first = podsetSync(named(), at(0));
   const isHeld = (c: KubeObject) => held.some(([kind, name]) => c.kind === kind && c.metadata.name === name);
   const kept = first.children
     .filter((c) => !isHeld(c))
-    .map((c) => (c.kind === 'Pod' ? asObserved(c, pulling) : asObserved(c)));
+    .map((c) => (c.kind === 'Pod' ? asObserved(c, PULLING) : asObserved(c)));
   const others: KubeObject[] = held.map(([kind, name]) => ({
     apiVersion: kind === 'Pod' ? 'v1' : 'networking.k8s.io/v1',
     kind,
@@ -84,33 +70,7 @@ t.test('held for three names: each named, none said to be "more"', async (t) => 
 });
 
 t.test('a Memcached held for its Service name says the hold while it waits for its pods to be Ready', async (t) => {
-  const settings = memcached.settings!({ env: {} } as any);
-  const sync = (req: CompositeSyncRequest, now: Date) =>
-    runPure(memcached, 'sync', req, { now, settings }) as CompositeSyncResponse;
-  const other: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: 'cache-memcached', namespace: 'ns', uid: 'uid-other' },
-    spec: {},
-  };
-  const named = () => {
-    const r = request('memcached', { size: 2 });
-    r.parent.metadata = { ...r.parent.metadata, name: 'cache', namespace: 'ns', uid: 'uid-cache' };
-    return r;
-  };
-  const first = sync(named(), at(0));
-  const deployment = first.children.find((c) => c.kind === 'Deployment')!;
-  const observed = asObserved(deployment, { observedGeneration: 1, replicas: 2, readyReplicas: 0, updatedReplicas: 2 });
-  observed.metadata.generation = 1;
-  let status: any;
-  for (const s of [10, 70]) {
-    const r = named();
-    r.children = objectMap([observed]);
-    r.related = objectMap([other]);
-    if (status) r.parent.status = status;
-    const res = sync(r, at(s));
-    status = res.status;
-  }
+  const { status } = heldMemcached([10, 70]) as { status: any };
   const p = (status.conditions as any[]).find((c) => c.type === 'Progressing');
   t.match(p, { status: 'True', reason: 'WaitingForReady' });
   t.match(

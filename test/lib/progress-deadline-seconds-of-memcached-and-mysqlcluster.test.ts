@@ -6,10 +6,10 @@ import t from 'tap';
 import { memcached } from '../../hooks/memcached/index.js';
 import { mysqlcluster } from '../../hooks/mysqlcluster/index.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { LAST_APPLIED } from '../../lib/objects.js';
 import { memcachedSync, mysqlSync } from '../fixtures/hooks.js';
 import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, deploymentPod, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { TWO_MADE_ONE_READY } from '../fixtures/mysql-scale-up.js';
+import { asApplied, asObserved, deploymentPod, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000);
 const cond = (status: any, type: string) => (status.conditions as any[]).find((c) => c.type === type);
@@ -28,10 +28,7 @@ function memcachedWorld(spec: Record<string, unknown>): CompositeSyncRequest {
   const answer = memcachedSync(request('memcached', spec), FIXED_NOW);
   const children = answer.children.map((c) => {
     if (c.kind !== 'Deployment') return asObserved(c);
-    const d = asObserved(c, { observedGeneration: 1, replicas: 2, readyReplicas: 1, updatedReplicas: 2 });
-    d.metadata.generation = 1;
-    d.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(c) };
-    return d;
+    return asApplied(c, { observedGeneration: 1, replicas: 2, readyReplicas: 1, updatedReplicas: 2 });
   });
   const pods = [0, 1].map((i) =>
     deploymentPod(
@@ -52,15 +49,7 @@ function mysqlWorld(spec: Record<string, unknown>): CompositeSyncRequest {
   let uid = '';
   const children = answer.children.map((c) => {
     if (c.kind !== 'StatefulSet') return asObserved(c);
-    const sts = asObserved(c, {
-      observedGeneration: 1,
-      replicas: 2,
-      readyReplicas: 1,
-      currentReplicas: 2,
-      updatedReplicas: 2,
-    });
-    sts.metadata.generation = 1;
-    sts.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(c) };
+    const sts = asApplied(c, TWO_MADE_ONE_READY);
     uid = sts.metadata.uid!;
     return sts;
   });

@@ -3,47 +3,10 @@
 // 3/3 of the spec it was given before, so the counts alone look done; the status must not say Progressing=False
 // Complete ("all 3 members are up to date and ready") for a spec nothing gives the Deployment: it says the hold.
 import t from 'tap';
-import { memcached } from '../../hooks/memcached/index.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { runPure } from '../../lib/operator.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { condition, heldForItsPolicy } from '../fixtures/held-parents.js';
 
-const settings = memcached.settings!({ env: {} } as any);
-const sync = (req: CompositeSyncRequest) =>
-  runPure(memcached, 'sync', req, { now: FIXED_NOW, settings }) as CompositeSyncResponse;
-const named = (spec: Record<string, unknown>) => {
-  const req = request('memcached', spec);
-  req.parent.metadata = { ...req.parent.metadata, name: 'cache', namespace: 'ns', uid: 'uid-cache' };
-  return req;
-};
-const condition = (res: CompositeSyncResponse, type: string) =>
-  ((res.status as any).conditions as any[]).find((c) => c.type === type);
-
-const admins = {
-  apiVersion: 'networking.k8s.io/v1',
-  kind: 'NetworkPolicy',
-  metadata: { name: 'cache-memcached', namespace: 'ns', uid: 'uid-admins' },
-  spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{}] },
-} as KubeObject;
-
-function heldWith(size: number) {
-  const before = sync(named({ size: 3 }));
-  const observed = before.children
-    .filter((c) => c.kind !== 'NetworkPolicy')
-    .map((c) =>
-      asObserved(
-        c,
-        c.kind === 'Deployment'
-          ? { replicas: 3, readyReplicas: 3, updatedReplicas: 3, availableReplicas: 3 }
-          : undefined,
-      ),
-    );
-  const req = named({ size });
-  req.children = objectMap(observed);
-  req.related = objectMap([admins]);
-  req.parent.status = before.status;
-  return sync(req);
-}
+const heldWith = (size: number) =>
+  heldForItsPolicy({ size: 3 }, { size }, { replicas: 3, readyReplicas: 3, updatedReplicas: 3, availableReplicas: 3 });
 
 t.test('a held Memcached scaled 3 -> 4 with its Deployment running 3/3 does not say Complete', async (t) => {
   const res = heldWith(4);

@@ -8,57 +8,16 @@
 // Parallel (every cluster made since), the missing member was asked for: its creation may be blamed, and the member
 // not Ready is named beside it.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
-import { LAST_APPLIED } from '../../lib/objects.js';
-import { PROGRESS_DEADLINE_SECONDS } from '../../lib/replicas.js';
-import { mysqlSync } from '../fixtures/hooks.js';
-import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { runningMember, scaledUpPastTheDeadline } from '../fixtures/mysql-scale-up.js';
 
-function applied(desired: KubeObject, status: Record<string, unknown>): KubeObject {
-  const obj = asObserved(desired, { ...status, observedGeneration: 1 });
-  obj.metadata.generation = 1;
-  obj.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(desired) };
-  return obj;
-}
-
-const started = { startedAt: '2026-01-02T03:00:00Z' };
-/** Member `i`: Ready, or (`cloning`) its server up and its replication sidecar not Ready (copying the primary). */
-function member(i: number, stsUid: string, cloning: boolean): KubeObject {
-  return clusterMember('my-mysql', i, {
-    image: 'mysql:8.0',
-    owner: stsUid,
-    status: {
-      phase: 'Running',
-      conditions: [{ type: 'Ready', status: cloning ? 'False' : 'True' }],
-      containerStatuses: [
-        { name: 'mysql', ready: true, restartCount: 0, state: { running: started } },
-        { name: 'replication', ready: !cloning, restartCount: 0, state: { running: started } },
-      ],
-    },
+// The StatefulSet as its controller reports it: members 0 and 1 made, 1 Ready; member 2 waits (OrderedReady). Member
+// 1 is cloning: its server up and its replication sidecar not Ready (copying the primary).
+const scaledUp = (ordered: boolean) =>
+  scaledUpPastTheDeadline({
+    from: 1,
+    ordered,
+    pods: (uid) => [runningMember(0, uid, false), runningMember(1, uid, true, true)],
   });
-}
-
-function scaledUp(ordered: boolean) {
-  const spec = { size: 3, version: '8.0' };
-  const first = mysqlSync(request('mysqlcluster', { size: 1, version: '8.0' }), FIXED_NOW);
-  const others = first.children.filter((c) => c.kind !== 'StatefulSet').map((c) => asObserved(c));
-  const wanted = mysqlSync(request('mysqlcluster', spec), FIXED_NOW).children.find((c) => c.kind === 'StatefulSet')!;
-  let status: any = first.status;
-  for (const at of [10, 20, 300, PROGRESS_DEADLINE_SECONDS + 100, 900]) {
-    // The StatefulSet as its controller reports it: members 0 and 1 made, 1 Ready; member 2 waits (OrderedReady).
-    const sts = applied(wanted, { replicas: 2, readyReplicas: 1, currentReplicas: 2, updatedReplicas: 2 });
-    if (ordered) delete (sts['spec'] as Record<string, unknown>)['podManagementPolicy'];
-    const pods = [member(0, sts.metadata.uid!, false), member(1, sts.metadata.uid!, true)];
-    const parent = { ...request('mysqlcluster', spec).parent, status };
-    const res = mysqlSync(
-      request('mysqlcluster', spec, { parent, children: objectMap([sts, ...others]), related: objectMap(pods) }),
-      new Date(FIXED_NOW.getTime() + at * 1000),
-    );
-    status = res.status;
-  }
-  return (type: string) => (status.conditions as any[]).find((c) => c.type === type);
-}
 
 t.test(
   'scaled 1 -> 3 (OrderedReady), member 1 cloning for 15 minutes: member 2 never asked for, and not blamed',

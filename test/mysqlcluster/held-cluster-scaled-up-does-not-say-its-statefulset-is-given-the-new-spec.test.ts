@@ -5,10 +5,9 @@
 // (its controller has not observed its generation yet) is progressing, and says so.
 import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
-import { LAST_APPLIED } from '../../lib/objects.js';
 import { mysqlSync } from '../fixtures/hooks.js';
 import { clusterMember } from '../fixtures/mysql-pods.js';
-import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { asApplied, asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const condition = (res: CompositeSyncResponse, type: string) =>
   ((res.status as any).conditions as any[]).find((c) => c.type === type);
@@ -17,15 +16,13 @@ const running = { startedAt: '2026-01-02T03:00:00Z' };
 function heldAt(size: number, o: { generationSeen?: number } = {}) {
   const first = mysqlSync(request('mysqlcluster', { size: 2, version: '8.0' }), FIXED_NOW);
   const wanted = first.children.find((c) => c.kind === 'StatefulSet')!;
-  const sts = asObserved(wanted, {
+  const sts = asApplied(wanted, {
     replicas: 2,
     readyReplicas: 2,
     currentReplicas: 2,
     updatedReplicas: 2,
     observedGeneration: o.generationSeen ?? 1,
   });
-  sts.metadata.generation = 1;
-  sts.metadata.annotations = { [LAST_APPLIED]: JSON.stringify(wanted) };
   const others = first.children
     .filter((c) => c.kind !== 'StatefulSet' && !(c.kind === 'Service' && /-read$/.test(c.metadata.name!)))
     .map((c) => asObserved(c));
