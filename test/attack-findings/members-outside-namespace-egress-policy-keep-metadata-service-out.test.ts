@@ -1,0 +1,93 @@
+// Tenant A (namespace `ns`, allowed only to write custom resources) reaches the cloud's instance metadata service (the
+// node's credentials, shared by every tenant whose pods run on that node) from its etcd members, past the
+// NetworkPolicy metaops answers to keep it out.
+//
+// The EtcdCluster's `<name>-members` policy leaves Egress out as soon as one of the namespace's own policies selects
+// *any* member pod for egress (lib/network-policy.ts namespaceGovernance: "a direction is governed where a policy
+// selects a set judged"). NetworkPolicies select pods, not parents: the members the namespace's policy does not select
+// are then selected for egress by no policy at all, and Kubernetes lets them out anywhere. The member labels are the
+// tenant's (`spec.pod.labels`), and running members keep the labels they were made with, so the tenant splits its
+// members at will: made with `tier: frontend` (a label the namespace admin's egress policy selects), then
+// `spec.pod.labels` changed and the cluster scaled up: the new members carry `tier: backend`, and nothing keeps them
+// from 169.254.169.254. The status says the opposite ("they reach only what the namespace's policies allow").
+//
+// Must hold: every member pod is selected for egress by some policy (Kubernetes semantics: a pod no policy selects for
+// egress may go anywhere), and none of the policies that select it lets it reach the metadata service; and metaops
+// still never widens what the admin's policy allows the members it selects.
+import t from 'tap';
+import { running } from '../fixtures/etcd-loop.js';
+
+const METADATA = '169.254.169.254';
+
+/** The namespace admin's egress policy for pods labelled tier=frontend: out only to 10.0.0.0/8 (their backends). */
+const adminEgress = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'NetworkPolicy',
+  metadata: { name: 'frontend-egress', namespace: 'ns', uid: 'uid-admin', labels: { owner: 'namespace-admin' } },
+  spec: {
+    podSelector: { matchLabels: { tier: 'frontend' } },
+    policyTypes: ['Egress'],
+    egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }],
+  },
+};
+
+/** matchLabels as Kubernetes reads them (the selectors here use no expressions). */
+const selects = (policy: any, labels: Record<string, string>) =>
+  Object.entries(policy.spec.podSelector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
+  !(policy.spec.podSelector?.matchExpressions ?? []).length;
+
+const forEgress = (policy: any) =>
+  (policy.spec.policyTypes ?? []).includes('Egress') ||
+  (!(policy.spec.policyTypes ?? []).length && (policy.spec.egress ?? []).length > 0);
+
+/** Whether an egress rule list lets a pod reach `ip` (IPv4 /n blocks and their excepts; a peer without ipBlock: pods). */
+function reaches(policy: any, ip: string): boolean {
+  const toInt = (a: string) => a.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+  const inCidr = (cidr: string) => {
+    const [base, bits] = cidr.split('/');
+    if (!base!.includes('.')) return false;
+    const mask = Number(bits) === 0 ? 0 : (~0 << (32 - Number(bits))) >>> 0;
+    return (toInt(ip) & mask) >>> 0 === (toInt(base!) & mask) >>> 0;
+  };
+  return (policy.spec.egress ?? []).some((rule: any) =>
+    (rule.to ?? [{ ipBlock: { cidr: '0.0.0.0/0' } }]).some(
+      (peer: any) => peer.ipBlock && inCidr(peer.ipBlock.cidr) && !(peer.ipBlock.except ?? []).some(inCidr),
+    ),
+  );
+}
+
+t.test("members the namespace's egress policy does not select are still kept from the metadata service", async (t) => {
+  const loop = await running({ size: 3, pod: { labels: { tier: 'frontend' } } });
+  loop.related = [adminEgress as any];
+  await loop.step();
+  // The tenant changes its members' labels and scales up: the new members carry the new labels.
+  loop.spec = { ...loop.spec, size: 5, pod: { labels: { tier: 'backend' } } };
+  for (let i = 0; i < 12; i++) {
+    await loop.step();
+    for (const p of loop.pods()) loop.etcd.up.add(p);
+  }
+  const pods = loop.children.filter((c: any) => c.kind === 'Pod') as any[];
+  const tiers = Object.fromEntries(pods.map((p) => [p.metadata.name, p.metadata.labels?.tier]));
+  t.ok(
+    Object.values(tiers).includes('frontend') && Object.values(tiers).includes('backend'),
+    `the members carry both label sets (${JSON.stringify(tiers)})`,
+  );
+  const policies = [...loop.children.filter((c: any) => c.kind === 'NetworkPolicy'), adminEgress] as any[];
+  for (const pod of pods) {
+    const egress = policies.filter((p) => forEgress(p) && selects(p, pod.metadata.labels ?? {}));
+    t.ok(
+      egress.length > 0,
+      `${pod.metadata.name} (tier=${pod.metadata.labels?.tier}) is selected for egress by some policy (${egress.map((p) => p.metadata.name).join(', ') || 'none: it may go anywhere'})`,
+    );
+    t.notOk(
+      egress.some((p) => reaches(p, METADATA)),
+      `${pod.metadata.name}: no policy selecting it lets it reach ${METADATA}`,
+    );
+    if (pod.metadata.labels?.tier === 'frontend')
+      t.same(
+        egress.map((p) => p.metadata.name),
+        ['frontend-egress'],
+        `${pod.metadata.name}: only the admin's policy governs its egress (metaops never widens it)`,
+      );
+  }
+});
