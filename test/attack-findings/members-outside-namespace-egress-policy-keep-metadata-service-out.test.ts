@@ -16,6 +16,8 @@
 // still never widens what the admin's policy allows the members it selects.
 import t from 'tap';
 import { running } from '../fixtures/etcd-loop.js';
+import { podsetSync } from '../fixtures/hooks.js';
+import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const METADATA = '169.254.169.254';
 
@@ -91,3 +93,71 @@ t.test("members the namespace's egress policy does not select are still kept fro
       );
   }
 });
+
+// The same without the tenant splitting anything: an admin's egress policy whose selector metaops reads "with doubt"
+// (lib/network-policy.ts selectorSelects: more than 256 values in one expression, a valid selector the API server
+// stores) is counted as selecting every member, so `<name>-members` leaves Egress out; Kubernetes selects only the
+// pods it names, so the tenant's members go anywhere. Doubt here widens: the members lose the policy that kept the
+// metadata service out.
+t.test(
+  "an admin egress policy whose selector is read with doubt does not take the members' egress policy away",
+  async (t) => {
+    const apps = Array.from({ length: 300 }, (_, i) => `app-${i}`);
+    const wide = {
+      ...adminEgress,
+      metadata: { ...adminEgress.metadata, name: 'apps-egress' },
+      spec: { ...adminEgress.spec, podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: apps }] } },
+    };
+    const loop = await running({ size: 3 });
+    loop.related = [wide as any];
+    await loop.step();
+    await loop.step();
+    const members = loop.children.filter((c: any) => c.kind === 'Pod') as any[];
+    t.ok(
+      members.every((p) => !apps.includes(p.metadata.labels?.app)),
+      "Kubernetes' reading: the admin's policy selects no member (their app label is not among its values)",
+    );
+    const policy = loop.children.find((c: any) => c.kind === 'NetworkPolicy' && c.metadata.name === 'e-members') as any;
+    t.ok(
+      forEgress(policy ?? { spec: {} }),
+      `e-members still selects the members for egress (${JSON.stringify(policy?.spec.policyTypes)})`,
+    );
+    t.notOk(policy && reaches(policy, METADATA), `e-members keeps ${METADATA} out`);
+  },
+);
+
+// And for a PodSet, whose pods run the tenant's image and command: the same admin policy (selecting no pod of the
+// PodSet as Kubernetes reads it) makes the PodSet answer its pods no NetworkPolicy at all.
+t.test(
+  "a PodSet's pods keep their egress policy beside an admin policy whose selector is read with doubt",
+  async (t) => {
+    const apps = Array.from({ length: 300 }, (_, i) => `app-${i}`);
+    const base = request('podset', { size: 2, image: 'curlimages/curl:8.10.1', command: ['sleep', '3600'] });
+    const ns = base.parent.metadata.namespace!;
+    const wide = {
+      ...adminEgress,
+      metadata: { ...adminEgress.metadata, name: 'apps-egress', namespace: ns },
+      spec: { ...adminEgress.spec, podSelector: { matchExpressions: [{ key: 'app', operator: 'In', values: apps }] } },
+    };
+    const res = podsetSync(
+      { ...base, related: objectMap([wide as any], 'v1', ['NetworkPolicy.networking.k8s.io/v1']) },
+      FIXED_NOW,
+    ) as any;
+    const pods = (res.children as any[]).filter((c) => c.kind === 'Pod');
+    t.ok(pods.length > 0, 'the PodSet makes its pods');
+    t.ok(
+      pods.every((p) => !apps.includes(p.metadata.labels?.app)),
+      "Kubernetes' reading: the admin's policy selects none of them",
+    );
+    for (const pod of pods) {
+      const egress = [...(res.children as any[]).filter((c) => c.kind === 'NetworkPolicy'), wide].filter(
+        (p) => forEgress(p) && selects(p, pod.metadata.labels ?? {}),
+      );
+      t.ok(egress.length > 0, `${pod.metadata.name} is selected for egress by some policy`);
+      t.notOk(
+        egress.some((p) => reaches(p, METADATA)),
+        `${pod.metadata.name}: no policy selecting it lets it reach ${METADATA}`,
+      );
+    }
+  },
+);
