@@ -36,9 +36,21 @@ function orphaned(name: string, namespace: string): any {
   return policy;
 }
 
-const selects = (policy: any, labels: Record<string, string>) =>
-  Object.entries(policy.spec.podSelector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
-  !(policy.spec.podSelector?.matchExpressions ?? []).length;
+/** A label selector as Kubernetes reads it: matchLabels and every matchExpressions entry ANDed. */
+const selects = (policy: any, labels: Record<string, string>) => {
+  const selector = policy.spec.podSelector ?? {};
+  const has = (k: string) => Object.prototype.hasOwnProperty.call(labels, k);
+  return (
+    Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
+    (selector.matchExpressions ?? []).every((e: any) => {
+      if (e.operator === 'In') return has(e.key) && e.values.includes(labels[e.key]);
+      if (e.operator === 'NotIn') return !has(e.key) || !e.values.includes(labels[e.key]);
+      if (e.operator === 'Exists') return has(e.key);
+      if (e.operator === 'DoesNotExist') return !has(e.key);
+      throw new Error(`unknown operator ${e.operator}`);
+    })
+  );
+};
 const forEgress = (policy: any) => (policy.spec.policyTypes ?? []).includes('Egress');
 const reachesMetadata = (policy: any) =>
   (policy.spec.egress ?? []).some((rule: any) =>
