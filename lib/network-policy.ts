@@ -400,33 +400,45 @@ export const COMPLEMENT_POLICIES_BYTES = MAX_COMPLEMENT_SELECTORS * 4 * 1024 + M
 export function selectorRequirements(selector: unknown): Requirement[] | undefined {
   if (selector === undefined || selector === null) return [];
   if (!isRecord(selector)) return undefined;
-  const out: Requirement[] = [];
-  const matchLabels = selector['matchLabels'];
-  if (matchLabels !== undefined && matchLabels !== null) {
-    if (!isRecord(matchLabels)) return undefined;
-    for (const key of Object.keys(matchLabels)) {
-      const v = matchLabels[key];
-      if (typeof v !== 'string') return undefined;
-      out.push({ key, operator: 'In', values: [v] });
-    }
-  }
+  const byLabels = labelRequirements(selector['matchLabels']);
+  if (!byLabels) return undefined;
   const expressions = selector['matchExpressions'];
-  if (expressions === undefined || expressions === null) return out;
+  if (expressions === undefined || expressions === null) return byLabels;
   if (!Array.isArray(expressions) || expressions.length > MAX_EXPRESSIONS) return undefined;
+  const out = byLabels;
   for (const e of expressions as unknown[]) {
-    if (!isRecord(e) || typeof e['key'] !== 'string') return undefined;
-    const raw = e['values'];
-    const values = raw === undefined || raw === null ? [] : raw;
-    if (!Array.isArray(values) || values.length > MAX_VALUES || values.some((v) => typeof v !== 'string'))
-      return undefined;
-    const op = e['operator'];
-    if ((op === 'In' || op === 'NotIn') && values.length > 0)
-      out.push({ key: e['key'], operator: op, values: [...(values as string[])] });
-    else if ((op === 'Exists' || op === 'DoesNotExist') && values.length === 0)
-      out.push({ key: e['key'], operator: op });
-    else return undefined;
+    const r = expressionRequirement(e);
+    if (!r) return undefined;
+    out.push(r);
   }
   return out;
+}
+
+/** matchLabels as requirements (`k In [v]`), or undefined when not a map of strings. */
+function labelRequirements(matchLabels: unknown): Requirement[] | undefined {
+  if (matchLabels === undefined || matchLabels === null) return [];
+  if (!isRecord(matchLabels)) return undefined;
+  const out: Requirement[] = [];
+  for (const key of Object.keys(matchLabels)) {
+    const v = matchLabels[key];
+    if (typeof v !== 'string') return undefined;
+    out.push({ key, operator: 'In', values: [v] });
+  }
+  return out;
+}
+
+/** One matchExpressions entry as a requirement, or undefined when it cannot be read (as expressionSelects). */
+function expressionRequirement(e: unknown): Requirement | undefined {
+  if (!isRecord(e) || typeof e['key'] !== 'string') return undefined;
+  const raw = e['values'];
+  const values = raw === undefined || raw === null ? [] : raw;
+  if (!Array.isArray(values) || values.length > MAX_VALUES || values.some((v) => typeof v !== 'string'))
+    return undefined;
+  const op = e['operator'];
+  if ((op === 'In' || op === 'NotIn') && values.length > 0)
+    return { key: e['key'], operator: op, values: [...(values as string[])] };
+  if ((op === 'Exists' || op === 'DoesNotExist') && values.length === 0) return { key: e['key'], operator: op };
+  return undefined;
 }
 
 /** The requirement that selects exactly the pods `r` does not select: In <-> NotIn, Exists <-> DoesNotExist. */
@@ -708,21 +720,27 @@ function distinctLabelSets(sets: readonly unknown[], named: ReadonlySet<string>)
 /**
  * Whether the namespace's own NetworkPolicies (the related objects customize asked for: namespacePolicyRules) govern
  * the parent's pods: a policy other than the parent's own (`own`: its names; one of those names another owner holds
- * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts), and other
- * than another metaops parent's pods' policy (anotherParentsPolicy: managed-by metaops and controlled by a kind the
- * server serves, `parentKinds`; it goes with that parent), and other than one of the names `ownIfMarked` that is the parent's (ownPolicy:
- * a name no hold checks, the restore check's while no restore runs), whose podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
- * pods carry) for Egress (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress. Every
- * policy is untrusted: read by type; a selector or spec it cannot read selects and governs; more than
- * MAX_NAMESPACE_POLICIES policies besides other parents' (or MAX_LISTED_POLICIES in all) govern both (doubt: never
- * widen). The pods are judged on the labels the policies'
- * selectors name (selectorKeys: the pods of a PodSet's 33 templates are one set); where they still make more than
- * MAX_POD_LABEL_SETS distinct sets, the first MAX_POD_LABEL_SETS of them (sorted: the same pods, the same ones) are
- * judged and the rest are not: a direction is governed where a policy selects a set judged, and where none does it is
- * not, so that metaops' policy, which keeps the instance metadata service out, is still answered (doubt never takes
- * that away: docs/operating.md, Tenants).
- * Policies of other namespaces (a v2 request, a bug) govern nothing here. A policy being deleted still governs until
- * it is gone. Pure: the same observed state, the same answer.
+ * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts), other than
+ * another metaops parent's pods' policy (anotherParentsPolicy) or one of metaops' left behind by a parent deleted with
+ * its children orphaned (orphanedMetaopsPolicy), and other than one of the names `ownIfMarked` that is the parent's
+ * (ownPolicy: a name no hold checks, the restore check's while no restore runs), whose podSelector selects a pod of
+ * any of these label sets (`pods`: the labels the answer gives them and those observed pods carry) for Egress
+ * (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress.
+ *
+ * Egress: where some policy selects some of the pods, `complement` says which of the parent's pods (`selector`: the
+ * labels every one carries) no egress policy of the namespace selects (egressComplement): metaops answers those an
+ * egress policy of its own each (egressComplementPolicies), so that every pod is selected for egress by the namespace
+ * or by metaops, never by neither (NetworkPolicies select pods, not parents: a policy selecting one member took the
+ * egress policy away from all of them). Doubt keeps the metadata service out: a selector or spec it cannot read
+ * exactly, more than MAX_NAMESPACE_POLICIES policies besides other parents' (or MAX_LISTED_POLICIES in all), a
+ * complement past its bounds: egress is not governed, metaops' policy selects every pod, and `egressDoubt` says why.
+ * Ingress: a selector or spec it cannot read selects and governs; doubt governs (never widen who may come in).
+ *
+ * The pods are judged on the labels the policies' selectors name (selectorKeys: the pods of a PodSet's 33 templates
+ * are one set); where they still make more than MAX_POD_LABEL_SETS distinct sets, the first MAX_POD_LABEL_SETS of them
+ * (sorted: the same pods, the same ones) are judged, and the complement is computed whatever they say (it is exact
+ * for every pod). Policies of other namespaces (a v2 request, a bug) govern nothing here. A policy being deleted still
+ * governs until it is gone. Pure: the same observed state, the same answer.
  */
 export function namespaceGovernance(
   request: Pick<CompositeSyncRequest, 'parent' | 'related'>,
@@ -754,24 +772,9 @@ export function namespaceGovernance(
   const out: NamespaceGovernance = { egress: false, ingress: false, egressBy: [], ingressBy: [], complement: [] };
   if (group === undefined || group === null) return out;
   if (!isRecord(group)) return doubt("the namespace's NetworkPolicies could not be read");
-  // Other metaops parents' policies, and metaops' own left behind by a parent deleted with --cascade=orphan, are left
-  // out before the count (a tenant's 513 EtcdClusters, or 513 PodSets deleted so, made every PodSet's pods "governed"
-  // by number alone); the walk over them is bounded by MAX_LISTED_POLICIES.
-  const keys: string[] = [];
-  const kinds = options.parentKinds ?? [];
-  let listed = 0;
-  for (const key in group) {
-    if (++listed > MAX_LISTED_POLICIES)
-      return doubt(`the namespace holds more than ${MAX_LISTED_POLICIES} NetworkPolicies`);
-    const policy = group[key];
-    if (isRecord(policy) && isRecord(policy['metadata'])) {
-      if (anotherParentsPolicy(policy['metadata'], kinds)) continue;
-      if (orphanedMetaopsPolicy(policy['metadata'], policy['spec'])) continue;
-    }
-    keys.push(key);
-    if (keys.length > MAX_NAMESPACE_POLICIES)
-      return doubt(`the namespace holds more than ${MAX_NAMESPACE_POLICIES} NetworkPolicies of its own`);
-  }
+  // Other metaops parents' policies and orphaned ones of metaops' are left out before the count (namespaceOwnKeys).
+  const keys = namespaceOwnKeys(group, options.parentKinds ?? []);
+  if (typeof keys === 'string') return doubt(keys);
   const all = distinctLabelSets(options.pods, selectorKeys(keys.map((key) => group[key])));
   const sets = all.slice(0, MAX_POD_LABEL_SETS);
   if (sets.length === 0) return out;
@@ -790,11 +793,53 @@ export function namespaceGovernance(
   // Past MAX_POD_LABEL_SETS the pods not judged may be selected by a policy that selects none judged: the complement
   // is computed then too (it is exact whatever the pods' labels).
   if (!out.egress && all.length <= MAX_POD_LABEL_SETS) return out;
-  const complement = egressComplement(judgedEgress, options.selector ?? {});
+  return withComplement(out, judgedEgress, options.selector ?? {});
+}
+
+/**
+ * The keys of the namespace's own policies in `group` (untrusted): other metaops parents' policies (`kinds`), and
+ * metaops' own left behind by a parent deleted with --cascade=orphan, are left out before the count (a tenant's 513
+ * EtcdClusters, or 513 PodSets deleted so, made every PodSet's pods "governed" by number alone); the walk over them
+ * is bounded by MAX_LISTED_POLICIES. A string (the doubt) past MAX_NAMESPACE_POLICIES or MAX_LISTED_POLICIES.
+ */
+function namespaceOwnKeys(group: Record<string, unknown>, kinds: readonly string[]): string[] | string {
+  const keys: string[] = [];
+  let listed = 0;
+  for (const key in group) {
+    if (++listed > MAX_LISTED_POLICIES) return `the namespace holds more than ${MAX_LISTED_POLICIES} NetworkPolicies`;
+    const policy = group[key];
+    if (isRecord(policy) && isRecord(policy['metadata'])) {
+      if (anotherParentsPolicy(policy['metadata'], kinds)) continue;
+      if (orphanedMetaopsPolicy(policy['metadata'], policy['spec'])) continue;
+    }
+    keys.push(key);
+    if (keys.length > MAX_NAMESPACE_POLICIES)
+      return `the namespace holds more than ${MAX_NAMESPACE_POLICIES} NetworkPolicies of its own`;
+  }
+  return keys;
+}
+
+/**
+ * The governance `out` with the complement of `policies`' egress selectors (egressComplement): doubt (egress not
+ * governed, metaops' policy kept for every pod, the reason said) where it cannot be had; unchanged where no policy
+ * selects any pod of the parent.
+ */
+function withComplement(
+  out: NamespaceGovernance,
+  policies: ReadonlyArray<{ name: string; policy: unknown }>,
+  fixed: Readonly<Record<string, string>>,
+): NamespaceGovernance {
+  const complement = egressComplement(policies, fixed);
   if (typeof complement === 'string')
     return { ...out, egress: false, egressBy: [], complement: [], egressDoubt: complement };
-  if (!out.egress && complement.length === 1 && complement[0]!.length === 0) return out;
-  return { ...out, egress: true, egressBy: out.egressBy.length ? out.egressBy : ['…'], complement };
+  if (complement.length === 1 && complement[0]!.length === 0) return out;
+  const named = out.egressBy.length
+    ? out.egressBy
+    : policies
+        .filter((p) => isRecord(p.policy) && policyDirections(p.policy['spec']).egress)
+        .slice(0, NAMED)
+        .map((p) => p.name);
+  return { ...out, egress: true, egressBy: named, complement };
 }
 
 /** A policy's name (untrusted), as the conditions name it. */
