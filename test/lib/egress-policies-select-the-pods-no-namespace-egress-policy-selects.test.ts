@@ -16,6 +16,8 @@ import {
   selectorRequirements,
   type Requirement,
 } from '../../lib/index.js';
+import { podset } from '../../hooks/podset/index.js';
+import { runHook } from '../../lib/operator.js';
 import { podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
@@ -208,4 +210,31 @@ t.test('the pieces: requirements read, negated, and the bound', async (t) => {
 
 t.test('every metadata address the docs name is kept out', async (t) => {
   t.same([...METADATA_V4], ['169.254.169.254/32', '168.63.129.16/32', '169.254.0.23/32']);
+});
+
+t.test('a PodSet being deleted keeps its complement policies while its pods remain', async (t) => {
+  const { res, ours } = answered((ns) => [admin('frontend', ns, { matchLabels: { tier: 'frontend' } })], {
+    tier: ['frontend'],
+  });
+  t.same(
+    ours.map((p) => p.metadata.name),
+    ['podset-sample-podset-egress-0'],
+    'tier NotIn [frontend]',
+  );
+  const pods = (res.children as any[]).filter((c) => c.kind === 'Pod');
+  const base = request('podset', { size: 2, image: 'curlimages/curl:8.10.1', command: ['sleep', '3600'] });
+  const deleted = new Date(FIXED_NOW.getTime() - 10_000).toISOString();
+  const parent = { ...base.parent, metadata: { ...base.parent.metadata, deletionTimestamp: deleted } };
+  const req = { ...base, parent, children: objectMap([...pods, ...ours]) };
+  const kept: any = await runHook(podset as any, 'finalize', req, { now: FIXED_NOW });
+  t.same(
+    kept.children.map((c: any) => c.metadata.name),
+    ['podset-sample-podset-egress-0'],
+    'pods still observed: the complement policy answered, as stored',
+  );
+  t.same(kept.children[0].spec, ours[0].spec);
+  t.equal(kept.finalized, false, 'not released while they run');
+  const gone: any = await runHook(podset as any, 'finalize', { ...req, children: objectMap(ours) }, { now: FIXED_NOW });
+  t.same(gone.children, [], 'no pod left: released');
+  t.equal(gone.finalized, true);
 });
