@@ -18,7 +18,7 @@ import {
 } from '../../lib/index.js';
 import { podset } from '../../hooks/podset/index.js';
 import { runHook } from '../../lib/operator.js';
-import { podsetSync } from '../fixtures/hooks.js';
+import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const NP = 'NetworkPolicy.networking.k8s.io/v1';
@@ -237,4 +237,24 @@ t.test('a PodSet being deleted keeps its complement policies while its pods rema
   const gone: any = await runHook(podset as any, 'finalize', { ...req, children: objectMap(ours) }, { now: FIXED_NOW });
   t.same(gone.children, [], 'no pod left: released');
   t.equal(gone.finalized, true);
+});
+
+t.test("a Memcached whose pods a namespace policy selects in part gets the others' complement", async (t) => {
+  const base = request('memcached', { size: 1, image: 'memcached:1.6' });
+  const ns = base.parent.metadata.namespace!;
+  const related = objectMap([admin('old-pods', ns, { matchLabels: { tier: 'old' } })], 'v1', [NP]);
+  const first: any = memcachedSync({ ...base, related }, FIXED_NOW);
+  const deployment = first.children.find((c: any) => c.kind === 'Deployment');
+  // Its Deployment as observed, its pod template labelled by another writer (`tier: old`): those pods are the admin's.
+  const observed = structuredClone(deployment);
+  observed.spec.template.metadata.labels.tier = 'old';
+  const res: any = memcachedSync({ ...base, children: objectMap([observed]), related }, FIXED_NOW);
+  const ours = (res.children as any[]).filter((c) => c.kind === 'NetworkPolicy');
+  t.same(
+    ours.map((p) => p.metadata.name),
+    [`${base.parent.metadata.name}-memcached-egress-0`],
+    'no <name>-memcached: its complement instead',
+  );
+  const sets = [deployment.spec.template.metadata.labels, observed.spec.template.metadata.labels];
+  exact(t, sets, ours, [admin('old-pods', ns, { matchLabels: { tier: 'old' } })]);
 });
