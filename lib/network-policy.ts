@@ -12,8 +12,14 @@ import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObj
 import { isRecord, observedNamed, textOf } from './objects.js';
 import { takenNames } from './ownership.js';
 
-/** The instance metadata addresses of the clouds (AWS, GCP, Azure, OpenStack: 169.254.169.254; AWS's and GCP's IPv6 ones). */
-export const METADATA_V4 = '169.254.169.254/32';
+/**
+ * The IPv4 addresses a pod must not reach because they hand out the node's (or the VM's) credentials: the instance
+ * metadata service of AWS, GCP, Azure, OpenStack, Oracle and DigitalOcean (169.254.169.254), Azure's WireServer
+ * (168.63.129.16: the VM agent's extensions and their protected settings) and Tencent Cloud's metadata service
+ * (169.254.0.23: the CAM role's temporary keys). docs/operating.md "Tenants".
+ */
+export const METADATA_V4: readonly string[] = ['169.254.169.254/32', '168.63.129.16/32', '169.254.0.23/32'];
+/** AWS's and GCP's IPv6 instance metadata addresses. */
 export const METADATA_V6 = ['fd00:ec2::254/128', 'fd20:ce::254/128'];
 
 /**
@@ -89,7 +95,7 @@ export function workloadNetworkPolicy(
       egress: [
         {
           to: [
-            { ipBlock: { cidr: '0.0.0.0/0', except: [METADATA_V4] } },
+            { ipBlock: { cidr: '0.0.0.0/0', except: [...METADATA_V4] } },
             { ipBlock: { cidr: '::/0', except: [...METADATA_V6] } },
             { namespaceSelector: {} },
           ],
@@ -97,6 +103,19 @@ export function workloadNetworkPolicy(
       ],
     },
   };
+}
+
+/** The egress rules of workloadNetworkPolicy: every address but the metadata services', and every pod. */
+export function workloadEgress(): unknown[] {
+  return [
+    {
+      to: [
+        { ipBlock: { cidr: '0.0.0.0/0', except: [...METADATA_V4] } },
+        { ipBlock: { cidr: '::/0', except: [...METADATA_V6] } },
+        { namespaceSelector: {} },
+      ],
+    },
+  ];
 }
 
 /**
@@ -332,11 +351,250 @@ const NAMED = 3;
 
 /** Which directions of the pods the namespace's own NetworkPolicies govern, and which policies do (a few named). */
 export interface NamespaceGovernance {
+  /**
+   * Whether a policy of the namespace selects some of the pods for egress: then the parent's policy leaves Egress out,
+   * and `complement` says which of its pods metaops still keeps from the metadata service.
+   */
   egress: boolean;
   ingress: boolean;
   /** Up to 3 names of the policies that select the pods for egress (`…` for a doubt without a name). */
   egressBy: string[];
   ingressBy: string[];
+  /**
+   * Where `egress`: the pods no egress policy of the namespace selects, as a union of selectors (each one the parent's
+   * pods' labels AND these requirements): one egress policy of metaops' each (egressComplementPolicies). Empty: the
+   * namespace's policies select every pod of the parent.
+   */
+  complement: Requirement[][];
+  /**
+   * Why the namespace's egress policies could not be read exactly (a selector or spec it cannot read, too many
+   * policies, too many selectors in the complement): then `egress` is false and the parent's policy keeps every pod
+   * of the parent from the metadata service, even those a namespace policy selects (doubt keeps the metadata service
+   * out; the status says so).
+   */
+  egressDoubt?: string;
+}
+
+/** One requirement of a label selector, as matchExpressions holds it (values only for In and NotIn). */
+export interface Requirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+/** At most this many selectors (metaops egress policies) make the complement; past it: doubt. */
+export const MAX_COMPLEMENT_SELECTORS = 4;
+/** At most this many values in all of the complement's requirements; past it: doubt. */
+export const MAX_COMPLEMENT_VALUES = 64;
+/**
+ * What the complement's policies add to a sync request at most, as it comes back (each stored, with Metacontroller's
+ * last-applied copy): MAX_COMPLEMENT_SELECTORS policies of ~4 KiB, and their values (63 bytes at most, twice).
+ */
+export const COMPLEMENT_POLICIES_BYTES = MAX_COMPLEMENT_SELECTORS * 4 * 1024 + MAX_COMPLEMENT_VALUES * 2 * 80;
+
+/**
+ * The requirements of a label selector (untrusted), ANDed, or undefined when it cannot read them exactly (as
+ * selectorSelects reads it: not an object, a value not a string, an unknown operator, In without values, too many
+ * expressions or values). matchLabels `k: v` is `k In [v]`. Absent or empty: none (every pod).
+ */
+export function selectorRequirements(selector: unknown): Requirement[] | undefined {
+  if (selector === undefined || selector === null) return [];
+  if (!isRecord(selector)) return undefined;
+  const byLabels = labelRequirements(selector['matchLabels']);
+  if (!byLabels) return undefined;
+  const expressions = selector['matchExpressions'];
+  if (expressions === undefined || expressions === null) return byLabels;
+  if (!Array.isArray(expressions) || expressions.length > MAX_EXPRESSIONS) return undefined;
+  const out = byLabels;
+  for (const e of expressions as unknown[]) {
+    const r = expressionRequirement(e);
+    if (!r) return undefined;
+    out.push(r);
+  }
+  return out;
+}
+
+/** matchLabels as requirements (`k In [v]`), or undefined when not a map of strings. */
+function labelRequirements(matchLabels: unknown): Requirement[] | undefined {
+  if (matchLabels === undefined || matchLabels === null) return [];
+  if (!isRecord(matchLabels)) return undefined;
+  const out: Requirement[] = [];
+  for (const key of Object.keys(matchLabels)) {
+    const v = matchLabels[key];
+    if (typeof v !== 'string') return undefined;
+    out.push({ key, operator: 'In', values: [v] });
+  }
+  return out;
+}
+
+/** One matchExpressions entry as a requirement, or undefined when it cannot be read (as expressionSelects). */
+function expressionRequirement(e: unknown): Requirement | undefined {
+  if (!isRecord(e) || typeof e['key'] !== 'string') return undefined;
+  const raw = e['values'];
+  const values = raw === undefined || raw === null ? [] : raw;
+  if (!Array.isArray(values) || values.length > MAX_VALUES || values.some((v) => typeof v !== 'string'))
+    return undefined;
+  const op = e['operator'];
+  if ((op === 'In' || op === 'NotIn') && values.length > 0)
+    return { key: e['key'], operator: op, values: [...(values as string[])] };
+  if ((op === 'Exists' || op === 'DoesNotExist') && values.length === 0) return { key: e['key'], operator: op };
+  return undefined;
+}
+
+/** The requirement that selects exactly the pods `r` does not select: In <-> NotIn, Exists <-> DoesNotExist. */
+export function negatedRequirement(r: Requirement): Requirement {
+  switch (r.operator) {
+    case 'In':
+      return { key: r.key, operator: 'NotIn', values: [...r.values!] };
+    case 'NotIn':
+      return { key: r.key, operator: 'In', values: [...r.values!] };
+    case 'Exists':
+      return { key: r.key, operator: 'DoesNotExist' };
+    default:
+      return { key: r.key, operator: 'Exists' };
+  }
+}
+
+/** What a requirement says of every pod carrying `fixed` (the parent's pods' selector): true, false, or undefined. */
+function fixedAnswer(r: Requirement, fixed: Readonly<Record<string, string>>): boolean | undefined {
+  if (!Object.prototype.hasOwnProperty.call(fixed, r.key)) return undefined;
+  const value = fixed[r.key]!;
+  switch (r.operator) {
+    case 'In':
+      return r.values!.includes(value);
+    case 'NotIn':
+      return !r.values!.includes(value);
+    case 'Exists':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Whether the spec's directions (untrusted) can be read exactly: policyTypes and egress of their types. */
+function directionsReadable(spec: unknown): boolean {
+  if (!isRecord(spec)) return false;
+  const types = spec['policyTypes'];
+  if (types !== undefined && types !== null) {
+    if (!Array.isArray(types) || types.length > 8 || types.some((t) => t !== 'Ingress' && t !== 'Egress')) return false;
+  }
+  const egress = spec['egress'];
+  return egress === undefined || egress === null || Array.isArray(egress);
+}
+
+/**
+ * The pods of the parent (those carrying `fixed`, its pods' selector) that no egress policy among `policies` (the
+ * namespace's own, untrusted) selects, as a union of conjunctions of requirements (each conjunction with `fixed` one
+ * selector): the complement of each policy's selector is the union of its requirements negated (those `fixed` decides
+ * left out: a policy one of whose requirements `fixed` contradicts selects none of the parent's pods; one all of whose
+ * requirements `fixed` satisfies selects all of them, and the complement is empty), and the intersection over the
+ * policies is the cross product of those unions. A string (the reason) where it cannot be read exactly, or the
+ * product has more than MAX_COMPLEMENT_SELECTORS terms, or MAX_COMPLEMENT_VALUES values.
+ */
+export function egressComplement(
+  policies: ReadonlyArray<{ name: string; policy: unknown }>,
+  fixed: Readonly<Record<string, string>>,
+): Requirement[][] | string {
+  let terms: Requirement[][] = [[]];
+  for (const { name, policy } of policies) {
+    if (!isRecord(policy)) return `a NetworkPolicy it could not read`;
+    const spec = policy['spec'];
+    if (!directionsReadable(spec)) return `the policyTypes or egress of NetworkPolicy ${name} could not be read`;
+    if (!policyDirections(spec).egress) continue;
+    const reqs = selectorRequirements((spec as Record<string, unknown>)['podSelector']);
+    if (reqs === undefined)
+      return `the podSelector of NetworkPolicy ${name} could not be read exactly (at most ${MAX_EXPRESSIONS} expressions of ${MAX_VALUES} values each)`;
+    const answers = reqs.map((r) => fixedAnswer(r, fixed));
+    if (answers.includes(false)) continue;
+    const open = reqs.filter((_, i) => answers[i] === undefined);
+    if (open.length === 0) return [];
+    const next: Requirement[][] = [];
+    for (const term of terms)
+      for (const r of open) {
+        const n = negatedRequirement(r);
+        const key = JSON.stringify(n);
+        next.push(term.some((t) => JSON.stringify(t) === key) ? term : [...term, n]);
+        if (next.length > MAX_COMPLEMENT_SELECTORS)
+          return `the pods no egress policy of the namespace selects take more than ${MAX_COMPLEMENT_SELECTORS} selectors`;
+      }
+    terms = next;
+  }
+  const values = terms.reduce((n, t) => n + t.reduce((m, r) => m + (r.values?.length ?? 0), 0), 0);
+  if (values > MAX_COMPLEMENT_VALUES)
+    return `the pods no egress policy of the namespace selects take more than ${MAX_COMPLEMENT_VALUES} label values`;
+  return terms;
+}
+
+/** The name of the `index`th complement policy of a parent's pods' policy `name`: `<name>-egress-<index>`. */
+export function complementPolicyName(name: string, index: number): string {
+  return `${name}-egress-${index}`;
+}
+
+/**
+ * metaops' egress policies of the pods no egress policy of the namespace selects (governance.complement, where the
+ * namespace's policies select some of the parent's pods for egress): `<name>-egress-<i>`, each selecting the parent's
+ * pods (`pods`: matchLabels) AND one conjunction of the complement, Egress only, with `egress` (metaops' way out:
+ * everything but the metadata services). None where governance says no such pods (or none governed, or doubt).
+ */
+export function egressComplementPolicies(
+  parent: ParentObject,
+  options: {
+    app: string;
+    name: string;
+    pods: Record<string, string>;
+    egress: unknown[];
+    governance: Pick<NamespaceGovernance, 'egress' | 'complement'> | undefined;
+  },
+): KubeObject[] {
+  const governance = options.governance;
+  if (!governance?.egress) return [];
+  const instance = parent.metadata.name ?? '';
+  return governance.complement.map((term, i) => ({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: complementPolicyName(options.name, i),
+      namespace: parent.metadata.namespace,
+      labels: childLabels(options.app, instance, 'network-policy'),
+    },
+    spec: {
+      podSelector: {
+        matchLabels: { ...options.pods },
+        matchExpressions: term.map((r) =>
+          r.values ? { key: r.key, operator: r.operator, values: [...r.values] } : { key: r.key, operator: r.operator },
+        ),
+      },
+      policyTypes: ['Egress'],
+      egress: options.egress,
+    },
+  }));
+}
+
+/**
+ * The complement policies observed among a parent's children (`<name>-egress-<i>`, i below MAX_COMPLEMENT_SELECTORS),
+ * answered as stored (kind, name, labels, spec): a kept answer or a finalize keeps them so, and the pods they select
+ * stay selected.
+ */
+export function observedComplementPolicies(
+  request: Pick<CompositeSyncRequest, 'children'>,
+  name: string,
+): KubeObject[] {
+  const out: KubeObject[] = [];
+  for (let i = 0; i < MAX_COMPLEMENT_SELECTORS; i++) {
+    const o = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', complementPolicyName(name, i));
+    if (!o) continue;
+    out.push({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: {
+        name: o.metadata.name,
+        namespace: o.metadata.namespace,
+        ...(o.metadata.labels ? { labels: o.metadata.labels } : {}),
+      },
+      spec: o['spec'],
+    });
+  }
+  return out;
 }
 
 /**
@@ -462,21 +720,27 @@ function distinctLabelSets(sets: readonly unknown[], named: ReadonlySet<string>)
 /**
  * Whether the namespace's own NetworkPolicies (the related objects customize asked for: namespacePolicyRules) govern
  * the parent's pods: a policy other than the parent's own (`own`: its names; one of those names another owner holds
- * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts), and other
- * than another metaops parent's pods' policy (anotherParentsPolicy: managed-by metaops and controlled by a kind the
- * server serves, `parentKinds`; it goes with that parent), and other than one of the names `ownIfMarked` that is the parent's (ownPolicy:
- * a name no hold checks, the restore check's while no restore runs), whose podSelector selects a pod of any of these label sets (`pods`: the labels the answer gives them and those observed
- * pods carry) for Egress (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress. Every
- * policy is untrusted: read by type; a selector or spec it cannot read selects and governs; more than
- * MAX_NAMESPACE_POLICIES policies besides other parents' (or MAX_LISTED_POLICIES in all) govern both (doubt: never
- * widen). The pods are judged on the labels the policies'
- * selectors name (selectorKeys: the pods of a PodSet's 33 templates are one set); where they still make more than
- * MAX_POD_LABEL_SETS distinct sets, the first MAX_POD_LABEL_SETS of them (sorted: the same pods, the same ones) are
- * judged and the rest are not: a direction is governed where a policy selects a set judged, and where none does it is
- * not, so that metaops' policy, which keeps the instance metadata service out, is still answered (doubt never takes
- * that away: docs/operating.md, Tenants).
- * Policies of other namespaces (a v2 request, a bug) govern nothing here. A policy being deleted still governs until
- * it is gone. Pure: the same observed state, the same answer.
+ * holds the parent, `NetworkPolicyNameTaken`, which then answers no policy of that name, lib/ownership.ts), other than
+ * another metaops parent's pods' policy (anotherParentsPolicy) or one of metaops' left behind by a parent deleted with
+ * its children orphaned (orphanedMetaopsPolicy), and other than one of the names `ownIfMarked` that is the parent's
+ * (ownPolicy: a name no hold checks, the restore check's while no restore runs), whose podSelector selects a pod of
+ * any of these label sets (`pods`: the labels the answer gives them and those observed pods carry) for Egress
+ * (policyTypes has Egress, or it has egress rules and no policyTypes) / for Ingress.
+ *
+ * Egress: where some policy selects some of the pods, `complement` says which of the parent's pods (`selector`: the
+ * labels every one carries) no egress policy of the namespace selects (egressComplement): metaops answers those an
+ * egress policy of its own each (egressComplementPolicies), so that every pod is selected for egress by the namespace
+ * or by metaops, never by neither (NetworkPolicies select pods, not parents: a policy selecting one member took the
+ * egress policy away from all of them). Doubt keeps the metadata service out: a selector or spec it cannot read
+ * exactly, more than MAX_NAMESPACE_POLICIES policies besides other parents' (or MAX_LISTED_POLICIES in all), a
+ * complement past its bounds: egress is not governed, metaops' policy selects every pod, and `egressDoubt` says why.
+ * Ingress: a selector or spec it cannot read selects and governs; doubt governs (never widen who may come in).
+ *
+ * The pods are judged on the labels the policies' selectors name (selectorKeys: the pods of a PodSet's 33 templates
+ * are one set); where they still make more than MAX_POD_LABEL_SETS distinct sets, the first MAX_POD_LABEL_SETS of them
+ * (sorted: the same pods, the same ones) are judged, and the complement is computed whatever they say (it is exact
+ * for every pod). Policies of other namespaces (a v2 request, a bug) govern nothing here. A policy being deleted still
+ * governs until it is gone. Pure: the same observed state, the same answer.
  */
 export function namespaceGovernance(
   request: Pick<CompositeSyncRequest, 'parent' | 'related'>,
@@ -486,44 +750,145 @@ export function namespaceGovernance(
     ownIfMarked?: readonly string[];
     /** The parent kinds the server serves (ParentKindSettings): absent, none. */
     parentKinds: readonly string[] | undefined;
+    /**
+     * The labels every pod of the parent carries, by which its policies select them (the complement's base; absent:
+     * none).
+     */
+    selector?: Readonly<Record<string, string>>;
   },
 ): NamespaceGovernance {
-  const doubt: NamespaceGovernance = { egress: true, ingress: true, egressBy: ['…'], ingressBy: ['…'] };
+  const doubt = (why: string): NamespaceGovernance => ({
+    egress: false,
+    ingress: true,
+    egressBy: [],
+    ingressBy: ['…'],
+    complement: [],
+    egressDoubt: why,
+  });
   const namespace = textOf(request.parent.metadata.namespace, '');
   const uid = request.parent.metadata.uid;
   const parentUid = typeof uid === 'string' && uid !== '' ? uid : undefined;
   const group = (request.related as Record<string, unknown> | null | undefined)?.['NetworkPolicy.networking.k8s.io/v1'];
-  const out: NamespaceGovernance = { egress: false, ingress: false, egressBy: [], ingressBy: [] };
+  const out: NamespaceGovernance = { egress: false, ingress: false, egressBy: [], ingressBy: [], complement: [] };
   if (group === undefined || group === null) return out;
-  if (!isRecord(group)) return doubt;
-  // Other metaops parents' policies are left out before the count (a tenant's 513 EtcdClusters made every PodSet's
-  // pods "governed" by number alone); the walk over them is bounded by MAX_LISTED_POLICIES.
-  const keys: string[] = [];
-  const kinds = options.parentKinds ?? [];
-  let listed = 0;
-  for (const key in group) {
-    if (++listed > MAX_LISTED_POLICIES) return doubt;
-    const policy = group[key];
-    if (isRecord(policy) && isRecord(policy['metadata']) && anotherParentsPolicy(policy['metadata'], kinds)) continue;
-    keys.push(key);
-    if (keys.length > MAX_NAMESPACE_POLICIES) return doubt;
-  }
-  const sets = distinctLabelSets(options.pods, selectorKeys(keys.map((key) => group[key]))).slice(
-    0,
-    MAX_POD_LABEL_SETS,
-  );
+  if (!isRecord(group)) return doubt("the namespace's NetworkPolicies could not be read");
+  // Other metaops parents' policies and orphaned ones of metaops' are left out before the count (namespaceOwnKeys).
+  const keys = namespaceOwnKeys(group, options.parentKinds ?? []);
+  if (typeof keys === 'string') return doubt(keys);
+  const all = distinctLabelSets(options.pods, selectorKeys(keys.map((key) => group[key])));
+  const sets = all.slice(0, MAX_POD_LABEL_SETS);
   if (sets.length === 0) return out;
+  const parent = { namespace, own: options.own, ownIfMarked: options.ownIfMarked ?? [], parentUid };
+  const judgedEgress: Array<{ name: string; policy: unknown }> = [];
   for (const key of keys.sort()) {
-    const judged = judgePolicy(
-      group[key],
-      { namespace, own: options.own, ownIfMarked: options.ownIfMarked ?? [], parentUid },
-      sets,
-    );
+    const policy = group[key];
+    // Every egress policy of the namespace that is not the parent's own counts for the complement, whatever pods it
+    // selects now: the complement is then exact for the pods to come too.
+    if (!ownOrElsewhere(policy, parent)) judgedEgress.push({ name: policyName(policy), policy });
+    const judged = judgePolicy(policy, parent, sets);
     if (!judged) continue;
     if (judged.egress) mark(out, 'egress', judged.name);
     if (judged.ingress) mark(out, 'ingress', judged.name);
   }
-  return out;
+  // Past MAX_POD_LABEL_SETS the pods not judged may be selected by a policy that selects none judged: the complement
+  // is computed then too (it is exact whatever the pods' labels).
+  if (!out.egress && all.length <= MAX_POD_LABEL_SETS) return out;
+  return withComplement(out, judgedEgress, options.selector ?? {});
+}
+
+/**
+ * The keys of the namespace's own policies in `group` (untrusted): other metaops parents' policies (`kinds`), and
+ * metaops' own left behind by a parent deleted with --cascade=orphan, are left out before the count (a tenant's 513
+ * EtcdClusters, or 513 PodSets deleted so, made every PodSet's pods "governed" by number alone); the walk over them
+ * is bounded by MAX_LISTED_POLICIES. A string (the doubt) past MAX_NAMESPACE_POLICIES or MAX_LISTED_POLICIES.
+ */
+function namespaceOwnKeys(group: Record<string, unknown>, kinds: readonly string[]): string[] | string {
+  const keys: string[] = [];
+  let listed = 0;
+  for (const key in group) {
+    if (++listed > MAX_LISTED_POLICIES) return `the namespace holds more than ${MAX_LISTED_POLICIES} NetworkPolicies`;
+    const policy = group[key];
+    if (isRecord(policy) && isRecord(policy['metadata'])) {
+      if (anotherParentsPolicy(policy['metadata'], kinds)) continue;
+      if (orphanedMetaopsPolicy(policy['metadata'], policy['spec'])) continue;
+    }
+    keys.push(key);
+    if (keys.length > MAX_NAMESPACE_POLICIES)
+      return `the namespace holds more than ${MAX_NAMESPACE_POLICIES} NetworkPolicies of its own`;
+  }
+  return keys;
+}
+
+/**
+ * The governance `out` with the complement of `policies`' egress selectors (egressComplement): doubt (egress not
+ * governed, metaops' policy kept for every pod, the reason said) where it cannot be had; unchanged where no policy
+ * selects any pod of the parent.
+ */
+function withComplement(
+  out: NamespaceGovernance,
+  policies: ReadonlyArray<{ name: string; policy: unknown }>,
+  fixed: Readonly<Record<string, string>>,
+): NamespaceGovernance {
+  const complement = egressComplement(policies, fixed);
+  if (typeof complement === 'string')
+    return { ...out, egress: false, egressBy: [], complement: [], egressDoubt: complement };
+  if (complement.length === 1 && complement[0]!.length === 0) return out;
+  const named = out.egressBy.length
+    ? out.egressBy
+    : policies
+        .filter((p) => isRecord(p.policy) && policyDirections(p.policy['spec']).egress)
+        .slice(0, NAMED)
+        .map((p) => p.name);
+  return { ...out, egress: true, egressBy: named, complement };
+}
+
+/** A policy's name (untrusted), as the conditions name it. */
+function policyName(policy: unknown): string {
+  const metadata = isRecord(policy) && isRecord(policy['metadata']) ? policy['metadata'] : {};
+  return textOf(metadata['name'], '…').slice(0, 253);
+}
+
+/** Whether a policy is the parent's own or of another namespace (judgePolicy leaves it out). */
+function ownOrElsewhere(
+  policy: unknown,
+  parent: { namespace: string; own: readonly string[]; ownIfMarked: readonly string[]; parentUid: string | undefined },
+): boolean {
+  if (!isRecord(policy)) return false;
+  const metadata = isRecord(policy['metadata']) ? policy['metadata'] : {};
+  const name = policyName(policy);
+  const ns = metadata['namespace'];
+  if (typeof ns === 'string' && ns !== '' && parent.namespace !== '' && ns !== parent.namespace) return true;
+  if (parent.own.includes(name)) return true;
+  return parent.ownIfMarked.includes(name) && ownPolicy(metadata, parent.parentUid);
+}
+
+/**
+ * Whether a NetworkPolicy (untrusted) is one metaops answered for a parent that was deleted with its children
+ * orphaned (`kubectl delete --cascade=orphan`: the garbage collector takes the ownerReferences away): labelled
+ * `app.kubernetes.io/managed-by: metaops` and `app.kubernetes.io/component: network-policy`, controlled by nothing
+ * (no ownerReference with `controller: true`), and of metaops' shape: its podSelector names a metaops parent's pods
+ * (`app.kubernetes.io/name` and `app.kubernetes.io/instance` in matchLabels). It selects that gone parent's pods and
+ * lets them out everywhere but the metadata services: the namespace's admin wrote none of it. Counted, 513 of them
+ * put every parent of the namespace in doubt. A policy a tenant who may write NetworkPolicies forges so opens nothing
+ * that tenant could not open by writing one that allows it (they add up).
+ */
+export function orphanedMetaopsPolicy(metadata: Record<string, unknown>, spec: unknown): boolean {
+  const labels = metadata['labels'];
+  if (!isRecord(labels) || labels['app.kubernetes.io/managed-by'] !== MANAGED_BY) return false;
+  if (labels['app.kubernetes.io/component'] !== 'network-policy') return false;
+  const refs = metadata['ownerReferences'];
+  if (refs !== undefined && refs !== null) {
+    if (!Array.isArray(refs) || refs.length > MAX_OWNER_REFERENCES) return false;
+    if ((refs as unknown[]).some((r) => !isRecord(r) || (r['controller'] !== false && r['controller'] !== undefined)))
+      return false;
+  }
+  const selector = isRecord(spec) ? spec['podSelector'] : undefined;
+  const matchLabels = isRecord(selector) ? selector['matchLabels'] : undefined;
+  return (
+    isRecord(matchLabels) &&
+    typeof matchLabels['app.kubernetes.io/name'] === 'string' &&
+    typeof matchLabels['app.kubernetes.io/instance'] === 'string'
+  );
 }
 
 /** What one policy (untrusted) governs of pods of these label sets: undefined when none of them. */
@@ -610,23 +975,49 @@ export function governingNames(by: readonly string[]): string {
 }
 
 /**
- * The NetworkPolicyCreated condition of pods whose egress the namespace's own policies govern (namespaceGovernance):
- * metaops answers them no way out (its policy would add one: NetworkPolicies add up), so they reach what the
- * namespace's policies allow and nothing more. `created`: whether a policy of the parent is still answered (EtcdCluster's
- * members keep theirs for ingress: True), else none is (PodSet, Memcached: False). Said while pods run.
+ * The NetworkPolicyCreated condition of pods some of which the namespace's own egress policies select
+ * (namespaceGovernance): metaops answers those no way out (its policy would add one: NetworkPolicies add up), so they
+ * reach what the namespace's policies allow and nothing more; the others, which no such policy selects, are selected
+ * by metaops' complement policies (`complement`: their names), which keep them from the metadata services. `created`:
+ * whether a policy of the parent is still answered (EtcdCluster's members keep theirs for ingress; a complement
+ * policy), else none is (PodSet, Memcached where the namespace's policies select every pod: False). Said while pods
+ * run.
  */
 export function namespaceGovernsCondition(
   by: readonly string[],
-  options: { name: string; created: boolean },
+  options: { name: string; created: boolean; complement?: readonly string[] },
 ): ConditionInput {
+  const complement = options.complement ?? [];
   const what = options.created
     ? `NetworkPolicy ${options.name} leaves egress out`
     : `no NetworkPolicy ${options.name} is made`;
+  const others = complement.length
+    ? `; the pods none of them selects are selected by NetworkPolicy ${complement.join(', ')}, which keep(s) them from the instance metadata services`
+    : '';
   return {
     type: 'NetworkPolicyCreated',
-    status: options.created,
+    status: options.created || complement.length > 0,
     reason: 'NamespaceGovernsEgress',
-    message: `the namespace's own ${governingNames(by)} select(s) these pods for egress: ${what}, so they reach only what the namespace's policies allow (metaops never widens them)`,
+    message: `the namespace's own ${governingNames(by)} select(s) ${complement.length ? 'some of ' : ''}these pods for egress: ${what}, so they reach only what the namespace's policies allow (metaops never widens them)${others}`,
+  };
+}
+
+/**
+ * The NetworkPolicyCreated condition of pods whose namespace's egress policies could not be read exactly
+ * (namespaceGovernance's egressDoubt: `why`): metaops' policy `name` selects every pod of the parent and keeps them
+ * from the metadata services (doubt keeps them out), and for a pod a namespace policy selects it may allow more than
+ * that policy does. Said while pods run and the policy is observed.
+ */
+export function egressDoubtCondition(why: string, options: { name: string }): ConditionInput {
+  return {
+    type: 'NetworkPolicyCreated',
+    status: true,
+    reason: 'NamespaceEgressInDoubt',
+    message:
+      `${why}: NetworkPolicy ${options.name} selects every pod for egress and keeps them from the instance metadata ` +
+      `services; a pod one of the namespace's egress policies selects may reach more than that policy allows ` +
+      `(NetworkPolicies add up: write selectors metaops reads, at most ${MAX_EXPRESSIONS} expressions of ` +
+      `${MAX_VALUES} values, or turn metaops' policy off)`,
   };
 }
 

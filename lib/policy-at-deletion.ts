@@ -9,6 +9,7 @@ import type { ConditionInput } from './conditions.js';
 import type { EventSpec } from './events.js';
 import { conditionsKeepingOthers, currentStatus } from './hook.js';
 import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject, ParentObject } from './metacontroller.js';
+import { observedComplementPolicies } from './network-policy.js';
 import { observedNamed, textOf } from './objects.js';
 
 /**
@@ -59,6 +60,21 @@ export function policyKeptAtDeletion(
   if (options.waiting !== undefined && options.waiting.length === 0) return undefined;
   const observed = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', options.name);
   return observed ? options.answer(observed) : undefined;
+}
+
+/**
+ * The complement policies of the pods' policy `name` (lib/network-policy.ts egressComplementPolicies,
+ * `<name>-egress-<i>`) a deleted parent's finalize answers: those observed, as stored, on the terms of
+ * policyKeptAtDeletion (pods it waits for, within the bound).
+ */
+export function complementKeptAtDeletion(
+  request: CompositeSyncRequest,
+  options: { name: string; waiting: readonly KubeObject[] | undefined },
+  now: Date,
+): KubeObject[] {
+  if (!withinDeletionBound(request.parent, now)) return [];
+  if (options.waiting !== undefined && options.waiting.length === 0) return [];
+  return observedComplementPolicies(request, options.name);
 }
 
 /** The podSelector.matchLabels of an observed NetworkPolicy (strings only), or undefined when it has none to read. */
@@ -155,17 +171,24 @@ export function finalizeKeepingPolicy(
   const parent = request.parent;
   const status = currentStatus(parent);
   const policy = policyKeptAtDeletion(request, options, now);
-  if (policy) {
-    const condition = keepingCondition(parent, { policy: options.name, kind: options.kind, waiting: options.waiting });
+  // The complement policies (`<name>-egress-<i>`, where the namespace's policies selected some of the pods for
+  // egress) are kept the same way, as observed.
+  const complement = complementKeptAtDeletion(request, options, now);
+  const kept = [...(policy ? [policy] : []), ...complement];
+  if (kept.length > 0) {
+    const names = kept.map((p) => p.metadata.name!).join(', ');
+    const condition = keepingCondition(parent, { policy: names, kind: options.kind, waiting: options.waiting });
     const left = POLICY_KEPT_AT_DELETION_SECONDS - (secondsSinceDeletion(parent, now) ?? 0);
     return {
       status: { ...status, conditions: conditionsKeepingOthers(request, [condition], now) },
-      children: [policy],
+      children: kept,
       finalized: false,
       resyncAfterSeconds: Math.max(1, Math.min(KEEPING_RESYNC_SECONDS, Math.ceil(left))),
     };
   }
-  const had = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', options.name);
+  const had =
+    observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', options.name) ??
+    observedComplementPolicies(request, options.name)[0];
   const left = options.waiting ?? [];
   if (had && left.length > 0)
     event({

@@ -14,6 +14,11 @@ import {
   METADATA_V6,
   namespaceGovernance,
   governingNames,
+  complementKeptAtDeletion,
+  complementPolicyName,
+  egressComplementPolicies,
+  egressDoubtCondition,
+  MAX_COMPLEMENT_SELECTORS,
   namespaceGovernsCondition,
   type NamespaceGovernance,
   type ParentKindSettings,
@@ -232,7 +237,7 @@ function egressOf(settings: Partial<EtcdClusterSettings>, namespace: string): un
   return [
     {
       to: [
-        { ipBlock: metadata ? { cidr: '0.0.0.0/0' } : { cidr: '0.0.0.0/0', except: [METADATA_V4] } },
+        { ipBlock: metadata ? { cidr: '0.0.0.0/0' } : { cidr: '0.0.0.0/0', except: [...METADATA_V4] } },
         { ipBlock: metadata ? { cidr: '::/0' } : { cidr: '::/0', except: [...METADATA_V6] } },
         { namespaceSelector: {} },
       ],
@@ -265,10 +270,60 @@ export function restoreCheckNetworkPolicy(
       labels: childLabels('etcd', name, 'network-policy'),
     },
     spec: {
-      podSelector: { matchLabels: { ...selectorLabels('etcd', name), 'app.kubernetes.io/component': 'restore-check' } },
+      podSelector: { matchLabels: checkPodLabels(name) },
       ...directions(undefined, egressOf(settings, parent.metadata.namespace ?? 'default'), governance),
     },
   };
+}
+
+/**
+ * Where the namespace's own policies select some of the members for egress (`governance.complement`): metaops' egress
+ * policies of the others (`<cluster>-members-egress-<i>`, lib/network-policy.ts egressComplementPolicies), each
+ * selecting the members (as `<cluster>-members` does, `own`) that no such policy selects, with the members' way out
+ * (egressOf); none when the server's setting turns the members' policy off.
+ */
+export function memberComplementPolicies(
+  parent: ParentObject,
+  settings: Partial<EtcdClusterSettings>,
+  own: boolean,
+  governance: NamespaceGovernance | undefined,
+): KubeObject[] {
+  if (settings.memberNetworkPolicy === false) return [];
+  const name = parent.metadata.name ?? '';
+  return egressComplementPolicies(parent, {
+    app: 'etcd',
+    name: networkPolicyName(name),
+    pods: selector(name, own),
+    egress: egressOf(settings, parent.metadata.namespace ?? 'default'),
+    governance,
+  });
+}
+
+/** The same for the restore check pod (`<cluster>-restore-check-egress-<i>`). */
+export function checkComplementPolicies(
+  parent: ParentObject,
+  settings: Partial<EtcdClusterSettings>,
+  governance: NamespaceGovernance | undefined,
+): KubeObject[] {
+  if (settings.memberNetworkPolicy === false) return [];
+  const name = parent.metadata.name ?? '';
+  return egressComplementPolicies(parent, {
+    app: 'etcd',
+    name: restoreCheckPolicyName(name),
+    pods: checkPodLabels(name),
+    egress: egressOf(settings, parent.metadata.namespace ?? 'default'),
+    governance,
+  });
+}
+
+/** The labels the restore check pod's policy selects it by (only it carries them). */
+function checkPodLabels(cluster: string): Record<string, string> {
+  return { ...selectorLabels('etcd', cluster), 'app.kubernetes.io/component': 'restore-check' };
+}
+
+/** The names the complement policies of the cluster's policy `policy` may take (complementPolicyName). */
+function complementNames(policy: string): string[] {
+  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(policy, i));
 }
 
 /** How long after its EtcdCluster's deletion its NetworkPolicies are kept while its pods are observed (lib). */
@@ -314,7 +369,13 @@ export function policiesKeptAtDeletion(
     },
     now,
   );
-  return [members, check].filter((p): p is KubeObject => p !== undefined);
+  const memberWaiting = pods.filter((p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined);
+  const checkWaiting = pods.filter((p) => p.metadata.name === checkPodName(cluster));
+  return [
+    ...[members, check].filter((p): p is KubeObject => p !== undefined),
+    ...complementKeptAtDeletion(request, { name: networkPolicyName(cluster), waiting: memberWaiting }, now),
+    ...complementKeptAtDeletion(request, { name: restoreCheckPolicyName(cluster), waiting: checkWaiting }, now),
+  ];
 }
 
 /**
@@ -364,14 +425,26 @@ export function clusterGovernance(
   );
   // The members' policy name is held when another owner has it (NetworkPolicyNameTaken); the restore check's only
   // while a restore runs: a policy of that name counts as the cluster's own only when it is (lib ownPolicy).
-  const own = [networkPolicyName(cluster)];
-  const ownIfMarked = [restoreCheckPolicyName(cluster)];
+  const own = [networkPolicyName(cluster), ...complementNames(networkPolicyName(cluster))];
+  const ownIfMarked = [restoreCheckPolicyName(cluster), ...complementNames(restoreCheckPolicyName(cluster))];
   const member = pods.filter((p) => memberIndex(cluster, textOf(p.metadata?.name, '')) !== undefined);
   const check = pods.filter((p) => p.metadata?.name === checkPodName(cluster));
   const parentKinds = settings?.parentKinds;
   return {
-    members: namespaceGovernance(request, { pods: podLabelSets(member), own, ownIfMarked, parentKinds }),
-    check: namespaceGovernance(request, { pods: podLabelSets(check), own, ownIfMarked, parentKinds }),
+    members: namespaceGovernance(request, {
+      pods: podLabelSets(member),
+      own,
+      ownIfMarked,
+      parentKinds,
+      selector: selector(cluster),
+    }),
+    check: namespaceGovernance(request, {
+      pods: podLabelSets(check),
+      own,
+      ownIfMarked,
+      parentKinds,
+      selector: checkPodLabels(cluster),
+    }),
   };
 }
 
@@ -405,13 +478,21 @@ export function withMemberPolicy(
   const governance = clusterGovernance(request, response.children, settings);
   const memberPolicy = memberNetworkPolicy(request.parent, settings, own, governance.members);
   const checkPolicy = restoreCheckNetworkPolicy(request.parent, settings, governance.check);
+  // The complement policies observed are answered anew (the namespace's policies may have changed meanwhile).
+  let answer = response;
+  for (const n of [...complementNames(networkPolicyName(cluster)), ...complementNames(restoreCheckPolicyName(cluster))])
+    answer = withoutPolicy(answer, n);
+  const memberComplement = memberComplementPolicies(request.parent, settings, own, governance.members);
+  const checkComplement = checkComplementPolicies(request.parent, settings, governance.check);
   let out = keptWithPolicies(
     request,
-    response,
+    answer,
     'EtcdCluster',
     [
       { policy: memberPolicy, runs: member, running: membersRunning },
       { policy: checkPolicy, runs: check, running: () => CHECK_RUNNING },
+      ...memberComplement.map((policy) => ({ policy, runs: member, running: membersRunning })),
+      ...checkComplement.map((policy) => ({ policy, runs: check, running: () => CHECK_RUNNING })),
     ],
     now,
   );
@@ -458,6 +539,9 @@ export function networkPolicyCreated(
     (p) => memberIndex(cluster, p.metadata.name ?? '') !== undefined,
   );
   const check = observedNamed(request.children, 'Pod', 'v1', checkPodName(cluster));
+  const complement = governance?.egress
+    ? governance.complement.map((_, i) => complementPolicyName(networkPolicyName(cluster), i))
+    : [];
   const said = policiesCreatedCondition(
     request,
     {
@@ -465,15 +549,28 @@ export function networkPolicyCreated(
       policies: [
         { name: networkPolicyName(cluster), running: members.length === 0 ? undefined : membersRunning(members) },
         { name: restoreCheckPolicyName(cluster), running: check ? CHECK_RUNNING : undefined },
+        // Where the namespace's policies select some members for egress, the others' complement policies.
+        ...complement.map((name) => ({
+          name,
+          running: members.length === 0 ? undefined : membersRunning(members),
+        })),
       ],
     },
     now,
   );
   // Created, without Egress: the namespace's own policies govern the members' egress (said while members run); with
   // the client port let in only to what the cluster needs: they govern its ingress.
-  if (said || members.length === 0 || !governance || !(governance.egress || governance.ingress)) return said;
+  if (said || members.length === 0 || !governance) return said;
+  if (!(governance.egress || governance.ingress))
+    return governance.egressDoubt
+      ? egressDoubtCondition(governance.egressDoubt, { name: networkPolicyName(cluster) })
+      : undefined;
   if (!governance.ingress)
-    return namespaceGovernsCondition(governance.egressBy, { name: networkPolicyName(cluster), created: true });
+    return namespaceGovernsCondition(governance.egressBy, {
+      name: networkPolicyName(cluster),
+      created: true,
+      complement,
+    });
   return namespaceGovernsIngress(cluster, settings, governance);
 }
 

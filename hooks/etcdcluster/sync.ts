@@ -46,6 +46,8 @@ import {
 } from '../etcdcommon/index.js';
 import {
   clusterGovernance,
+  checkComplementPolicies,
+  memberComplementPolicies,
   memberNetworkPolicy,
   networkPolicyCreated,
   policiesKeptAtDeletion,
@@ -1020,11 +1022,14 @@ function childrenOf(
   const governance = clusterGovernance(request, children, d.settings);
   const policy = memberNetworkPolicy(parent, d.settings ?? {}, own, governance.members);
   if (policy) children.push(policy);
+  // Where they select some of the members: metaops' egress policies of the others (those none of them selects).
+  children.push(...memberComplementPolicies(parent, d.settings ?? {}, own, governance.members));
   // The restore check pod runs the tenant's images too: its own policy while it is answered or still observed (a
   // check pod deleted runs its grace period; the policy goes once the pod is gone).
   if (d.restoreCheck || observedNamed(request.children, 'Pod', 'v1', checkPodName(parent.metadata.name!))) {
     const check = restoreCheckNetworkPolicy(parent, d.settings ?? {}, governance.check);
     if (check) children.push(check);
+    children.push(...checkComplementPolicies(parent, d.settings ?? {}, governance.check));
   }
   return children;
 }

@@ -71,8 +71,14 @@ import {
   keptWithPolicies,
   namespaceGovernance,
   NAMESPACE_POLICIES_BYTES,
+  COMPLEMENT_POLICIES_BYTES,
   namespaceGovernsCondition,
   namespacePolicyRules,
+  complementPolicyName,
+  egressComplementPolicies,
+  egressDoubtCondition,
+  MAX_COMPLEMENT_SELECTORS,
+  workloadEgress,
   podLabelSets,
   withoutPolicy,
   type NamespaceGovernance,
@@ -118,8 +124,39 @@ export function networkPolicy(
   // The namespace's own policies govern the pods' egress: ours would only add to what they allow (issue 29).
   if (governance?.egress) return undefined;
   const name = parent.metadata.name!;
-  const pods = own ? { ...selectorLabels(APP, name), [INSTANCE_LABEL]: name } : selectorLabels(APP, name);
-  return workloadNetworkPolicy(parent, { app: APP, suffix: '-memcached', pods, settings });
+  return workloadNetworkPolicy(parent, { app: APP, suffix: '-memcached', pods: policyPods(name, own), settings });
+}
+
+/** The labels the Memcached's policies select its pods by (`own`: INSTANCE_LABEL too, networkPolicy). */
+function policyPods(name: string, own: boolean): Record<string, string> {
+  return own ? { ...selectorLabels(APP, name), [INSTANCE_LABEL]: name } : selectorLabels(APP, name);
+}
+
+/**
+ * Where the namespace's own policies select some of the Memcached's pods for egress: metaops' egress policies of the
+ * others (`<name>-memcached-egress-<i>`, lib/network-policy.ts egressComplementPolicies), each selecting its pods that
+ * no such policy selects, with `<name>-memcached`'s way out; none when the server's setting turns it off.
+ */
+export function complementPolicies(
+  parent: ParentObject,
+  own: boolean,
+  settings: WorkloadNetworkSettings | undefined,
+  governance: NamespaceGovernance | undefined,
+): KubeObject[] {
+  if (settings?.workloadNetworkPolicy === false) return [];
+  const name = parent.metadata.name ?? '';
+  return egressComplementPolicies(parent, {
+    app: APP,
+    name: networkPolicyName(name),
+    pods: policyPods(name, own),
+    egress: workloadEgress(),
+    governance,
+  });
+}
+
+/** The names the Memcached's complement policies may take (lib/network-policy.ts complementPolicyName). */
+function complementNames(name: string): string[] {
+  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(networkPolicyName(name), i));
 }
 
 /**
@@ -137,8 +174,10 @@ export function governanceOf(
   const workload = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   return namespaceGovernance(request, {
     pods: podLabelSets(children, workload ? [workload] : [], pods ?? []),
-    own: [networkPolicyName(name)],
+    own: [networkPolicyName(name), ...complementNames(name)],
     parentKinds: settings?.parentKinds,
+    // The labels every pod carries whichever selector its policies use (INSTANCE_LABEL or not).
+    selector: selectorLabels(APP, name),
   });
 }
 
@@ -379,7 +418,9 @@ function requestBytesBesidePods(parent: ParentObject, spec: Spec): number {
     16384;
   // The children asked by name again and the parents of other kinds customize asks for (lib/holders.ts): a few; and
   // the namespace's NetworkPolicies (lib/network-policy.ts NAMESPACE_POLICIES_BYTES).
-  return parentRequestBytes(spec, status) + 2 * children + 128 * 1024 + NAMESPACE_POLICIES_BYTES;
+  return (
+    parentRequestBytes(spec, status) + 2 * children + 128 * 1024 + NAMESPACE_POLICIES_BYTES + COMPLEMENT_POLICIES_BYTES
+  );
 }
 
 /**
@@ -442,6 +483,7 @@ function policyCondition(
   request: CompositeSyncRequest,
   options: {
     policy: KubeObject | undefined;
+    complement: readonly KubeObject[];
     governance: NamespaceGovernance;
     settings: MemcachedSettings | undefined;
     running: number;
@@ -451,13 +493,25 @@ function policyCondition(
   const { policy, governance, settings, running } = options;
   const name = request.parent.metadata.name ?? '';
   if (running <= 0) return undefined;
-  if (governance.egress && settings?.workloadNetworkPolicy !== false)
-    return namespaceGovernsCondition(governance.egressBy, { name: networkPolicyName(name), created: false });
-  return podsPolicies(
+  if (governance.egress && settings?.workloadNetworkPolicy !== false) {
+    // The complement policies first: while one is not observed, the pods it selects run without any.
+    const complement = options.complement.map((p) => ({ policy: p, running: runningWithout(name, running) }));
+    const { free, condition } = podsPolicies(request, { kind: 'Memcached', policies: complement }, now);
+    if (condition) return condition;
+    const names = free.map((p) => p.policy.metadata.name!);
+    return namespaceGovernsCondition(governance.egressBy, {
+      name: networkPolicyName(name),
+      created: false,
+      complement: names,
+    });
+  }
+  const said = podsPolicies(
     request,
     { kind: 'Memcached', policies: [{ policy, running: runningWithout(name, running) }] },
     now,
   ).condition;
+  if (said || !governance.egressDoubt || !policy) return said;
+  return egressDoubtCondition(governance.egressDoubt, { name: networkPolicyName(name) });
 }
 
 /** What the `replicas` pods of its Deployment reach without their NetworkPolicy, in words (undefined: none run). */
@@ -493,7 +547,9 @@ export function sync({
   // Not where the namespace's own policies govern their egress (ours would add to it): the status says so.
   const governance = governanceOf(request, [wanted], pods, settings);
   const policy = networkPolicy(parent, own, settings, governance);
-  const children = [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : [])];
+  // Where they select some of its pods: metaops' egress policies of the others (those none of them selects).
+  const complement = complementPolicies(parent, own, settings, governance);
+  const children = [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : []), ...complement];
   // Held for a name another owner holds (lib/ownership.ts guardAnswer, after this answer): the Deployment is kept as
   // observed, so the status describes it as it is (its replicas), not a change nothing gives it.
   const held = takenIn(request, { status: {}, children }, holderJudge(now)).length > 0;
@@ -510,7 +566,7 @@ export function sync({
   // Whether its pods run without their NetworkPolicy (lib/network-policy.ts): said while they do, unless its name is
   // another owner's (held: its Ready says so).
   const running = statusNumber(observedDeployment, 'replicas');
-  const unguarded = policyCondition(request, { policy, governance, settings, running }, now);
+  const unguarded = policyCondition(request, { policy, complement, governance, settings, running }, now);
   const status = memberStatus(parent, counts, livePodNames(pods), now, {
     // What an HPA reads (the scale subresource): the pods the Service selects, by INSTANCE_LABEL once every pod
     // carries it (serviceSelectsOwn), never another release's pods carrying the recommended labels alone.
@@ -559,12 +615,24 @@ export function kept(
     : undefined;
   const own = serviceSelectsOwn(request, legacyNames(request), workload, pods);
   const runs = (c: KubeObject) => c.kind === 'Deployment' && c.apiVersion === 'apps/v1' && c.metadata?.name === name;
-  if (governanceOf(request, response.children, pods, settings).egress)
-    return withoutPolicy(response, networkPolicyName(name));
   const running = () => runningWithout(name, statusNumber(workload, 'replicas'));
+  const governance = governanceOf(request, response.children, pods, settings);
+  // The complement policies observed are answered anew (the namespace's policies may have changed meanwhile).
+  let answer = response;
+  for (const n of complementNames(name)) answer = withoutPolicy(answer, n);
+  if (governance.egress) {
+    const complement = complementPolicies(parent, own, settings, governance);
+    return keptWithPolicies(
+      request,
+      withoutPolicy(answer, networkPolicyName(name)),
+      'Memcached',
+      complement.map((policy) => ({ policy, runs, running })),
+      now,
+    );
+  }
   return keptWithPolicies(
     request,
-    response,
+    answer,
     'Memcached',
     [{ policy: networkPolicy(parent, own, settings), runs, running }],
     now,

@@ -46,7 +46,13 @@ import {
   keptWithPolicies,
   namespaceGovernance,
   namespaceGovernsCondition,
+  complementPolicyName,
+  egressComplementPolicies,
+  egressDoubtCondition,
+  MAX_COMPLEMENT_SELECTORS,
+  workloadEgress,
   NAMESPACE_POLICIES_BYTES,
+  COMPLEMENT_POLICIES_BYTES,
   podLabelSets,
   withoutPolicy,
   type NamespaceGovernance,
@@ -145,6 +151,27 @@ export function networkPolicy(
 }
 
 /**
+ * Where the namespace's own policies select some of the PodSet's pods for egress: metaops' egress policies of the
+ * others (`<name>-podset-egress-<i>`, lib/network-policy.ts egressComplementPolicies), each selecting the PodSet's pods
+ * that no such policy selects, with `<name>-podset`'s way out; none when the server's setting turns it off.
+ */
+export function complementPolicies(
+  parent: ParentObject,
+  settings: WorkloadNetworkSettings | undefined,
+  governance: NamespaceGovernance | undefined,
+): KubeObject[] {
+  if (settings?.workloadNetworkPolicy === false) return [];
+  const name = parent.metadata.name ?? '';
+  return egressComplementPolicies(parent, {
+    app: APP,
+    name: networkPolicyName(name),
+    pods: selectorLabels(APP, name),
+    egress: workloadEgress(),
+    governance,
+  });
+}
+
+/**
  * Whether the namespace's own NetworkPolicies govern the PodSet's pods (lib/network-policy.ts namespaceGovernance):
  * judged on the labels of the pods answered (`children`) and of those observed.
  */
@@ -156,8 +183,9 @@ export function governanceOf(
   const name = request.parent.metadata.name ?? '';
   return namespaceGovernance(request, {
     pods: podLabelSets(children, observedUnordered(request.children, 'Pod', 'v1')),
-    own: [networkPolicyName(name)],
+    own: [networkPolicyName(name), ...complementNames(name)],
     parentKinds: settings?.parentKinds,
+    selector: selectorLabels(APP, name),
   });
 }
 
@@ -174,17 +202,35 @@ export function kept(
   now: Date,
 ): CompositeSyncResponse {
   if (!request.parent.metadata.name) return response;
+  const name = request.parent.metadata.name;
   const runs = (c: KubeObject) => c.kind === 'Pod' && c.apiVersion === 'v1';
-  if (governanceOf(request, response.children, settings).egress)
-    return withoutPolicy(response, networkPolicyName(request.parent.metadata.name));
   const running = (pods: readonly KubeObject[]) => runningWithout(pods.length);
+  const governance = governanceOf(request, response.children, settings);
+  // The complement policies observed are answered anew (the namespace's policies may have changed meanwhile).
+  let answer = response;
+  for (const n of complementNames(name)) answer = withoutPolicy(answer, n);
+  if (governance.egress) {
+    const complement = complementPolicies(request.parent, settings, governance);
+    return keptWithPolicies(
+      request,
+      withoutPolicy(answer, networkPolicyName(name)),
+      'PodSet',
+      complement.map((policy) => ({ policy, runs, running })),
+      now,
+    );
+  }
   return keptWithPolicies(
     request,
-    response,
+    answer,
     'PodSet',
     [{ policy: networkPolicy(request.parent, settings), runs, running }],
     now,
   );
+}
+
+/** The names the PodSet's complement policies may take (lib/network-policy.ts complementPolicyName). */
+function complementNames(name: string): string[] {
+  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(networkPolicyName(name), i));
 }
 
 /**
@@ -223,7 +269,8 @@ function besidePodsBytes(parent: ParentObject, spec: { size: number; image: stri
   return (
     parentRequestBytes({ size: spec.size, image: spec.image, command: spec.command }, statusBytes(parent, spec.size)) +
     (policy ? appliedTwiceBytes(policy) + 2048 : 0) +
-    NAMESPACE_POLICIES_BYTES
+    NAMESPACE_POLICIES_BYTES +
+    COMPLEMENT_POLICIES_BYTES
   );
 }
 
@@ -673,6 +720,7 @@ function policyConditions(
   request: CompositeSyncRequest,
   options: {
     policy: KubeObject | undefined;
+    complement: readonly KubeObject[];
     governance: NamespaceGovernance;
     settings: WorkloadNetworkSettings | undefined;
     running: number;
@@ -680,16 +728,23 @@ function policyConditions(
   now: Date,
 ): ConditionInput[] {
   const { policy, governance, settings, running } = options;
+  const name = networkPolicyName(request.parent.metadata.name ?? '');
   if (governance.egress && settings?.workloadNetworkPolicy !== false && running > 0) {
-    const name = networkPolicyName(request.parent.metadata.name ?? '');
-    return [namespaceGovernsCondition(governance.egressBy, { name, created: false })];
+    // The complement policies first: while one is not observed, the pods it selects run without any.
+    const complement = options.complement.map((p) => ({ policy: p, running: runningWithout(running) }));
+    const { free, condition } = podsPolicies(request, { kind: 'PodSet', policies: complement }, now);
+    if (condition) return [condition];
+    const names = free.map((p) => p.policy.metadata.name!);
+    return [namespaceGovernsCondition(governance.egressBy, { name, created: false, complement: names })];
   }
   const { condition } = podsPolicies(
     request,
     { kind: 'PodSet', policies: [{ policy, running: runningWithout(running) }] },
     now,
   );
-  return condition ? [condition] : [];
+  if (condition) return [condition];
+  if (governance.egressDoubt && policy && running > 0) return [egressDoubtCondition(governance.egressDoubt, { name })];
+  return [];
 }
 
 export function sync({
@@ -744,8 +799,10 @@ export function sync({
   // Not where the namespace's own policies govern their egress (ours would add to it): the status says so.
   const governance = governanceOf(request, children, settings);
   const policy = networkPolicy(parent, settings, governance);
-  children.push(...[policy].filter((p): p is KubeObject => p !== undefined));
-  const unguarded = policyConditions(request, { policy, governance, settings, running: pods.length }, now);
+  // Where they select some of its pods: metaops' egress policies of the others (those none of them selects).
+  const complement = complementPolicies(parent, settings, governance);
+  children.push(...[policy].filter((p): p is KubeObject => p !== undefined), ...complement);
+  const unguarded = policyConditions(request, { policy, complement, governance, settings, running: pods.length }, now);
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };
   const status = memberStatus(

@@ -2,9 +2,10 @@
 // judged on the pods' distinct label sets, at most MAX_POD_LABEL_SETS of them. The pods' labels are first narrowed to
 // the keys the policies' selectors name: labels no selector reads (a PodSet's template-hash, a Deployment's
 // pod-template-hash) change nothing a policy says, so pods of many templates are one set. Where the sets are still
-// more than the bound (a policy naming a key whose value differs from pod to pod), the first ones (sorted) are judged
-// and a direction counts as governed only where a policy selects one of them: doubt never takes away the policy that
-// keeps the instance metadata service out (docs/operating.md, Tenants).
+// more than the bound (a policy naming a key whose value differs from pod to pod), the first ones (sorted) are judged,
+// and the complement of the namespace's egress selectors is computed whatever they say: it is exact for every pod, so
+// a pod past the bound is selected by a namespace policy or by metaops' complement policy, never neither. A selector
+// it cannot read is doubt: metaops' policy is kept for every pod (docs/operating.md, Tenants).
 import t from 'tap';
 import { MAX_POD_LABEL_SETS, namespaceGovernance } from '../../lib/network-policy.js';
 import type { KubeObject } from '../../lib/metacontroller.js';
@@ -29,7 +30,11 @@ const templates = (n: number, extra: (i: number) => Record<string, string> = () 
 
 t.test('pods of many templates are judged as one set on the keys the policies name', async (t) => {
   const pods = templates(4 * MAX_POD_LABEL_SETS);
-  t.same(govern([], pods), { egress: false, ingress: false, egressBy: [], ingressBy: [] }, 'no policy: none');
+  t.same(
+    govern([], pods),
+    { egress: false, ingress: false, egressBy: [], ingressBy: [], complement: [] },
+    'no policy: none',
+  );
   t.equal(govern([policy('deny-in', {}, ['Ingress'])], pods).egress, false, 'an ingress policy: egress not governed');
   t.same(
     govern([policy('web-out', { matchLabels: { app: 'web' } })], pods).egressBy,
@@ -53,13 +58,21 @@ t.test('past the bound, the sets judged decide, and doubt keeps the policy', asy
   const first = policy('first-shard', { matchLabels: { shard: 's000' } });
   t.same(govern([first], pods).egressBy, ['first-shard'], 'a policy selecting a set judged: governed');
   const last = policy('last-shard', { matchLabels: { shard: `s${String(many - 1).padStart(3, '0')}` } });
-  t.equal(govern([last], pods).egress, false, 'a policy selecting only a set past the bound: not governed (doubt)');
+  const past = govern([last], pods);
+  t.equal(
+    past.egress,
+    true,
+    'a policy selecting only a set past the bound: its pods governed, the complement answered',
+  );
+  t.same(
+    past.complement,
+    [[{ key: 'shard', operator: 'NotIn', values: [`s${String(many - 1).padStart(3, '0')}`] }]],
+    'the others: every pod but those it selects',
+  );
   const all = policy('every-shard', { matchExpressions: [{ key: 'shard', operator: 'Exists' }] });
   t.equal(govern([last, all], pods).egress, true, 'one selecting them all: governed');
   t.same(govern([last], [...pods].reverse()), govern([last], pods), 'the same pods in another order: the same answer');
-  t.equal(
-    govern([policy('unreadable', { matchLabels: { shard: 1 } })], pods).egress,
-    true,
-    'a selector it cannot read selects',
-  );
+  const unread = govern([policy('unreadable', { matchLabels: { shard: 1 } })], pods);
+  t.equal(unread.egress, false, "a selector it cannot read: doubt, metaops' policy kept for every pod");
+  t.match(unread.egressDoubt, /podSelector of NetworkPolicy unreadable could not be read/, 'and the doubt said');
 });

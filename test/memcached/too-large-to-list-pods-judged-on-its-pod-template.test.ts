@@ -57,7 +57,7 @@ t.test('a Memcached too large to list its pods is judged on its pod template alo
   t.ok(ours, 'judged on its pod template: its policy answered');
   t.same(
     ours?.spec?.egress?.[0]?.to?.[0],
-    { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } },
+    { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32', '168.63.129.16/32', '169.254.0.23/32'] } },
     'the metadata service kept out, every other address reachable',
   );
   const listed = (res.status.conditions as any[]).find((c) => c.type === 'PodsListed');

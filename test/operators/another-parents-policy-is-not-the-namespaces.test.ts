@@ -129,14 +129,20 @@ t.test('namespaceGovernance leaves out only another parent’s policy, for eithe
     { parent: base.parent, related: objectMap([both], 'v1') },
     { pods, own: [], parentKinds },
   );
-  t.same(judged, { egress: false, ingress: false, egressBy: [], ingressBy: [] });
+  t.same(judged, { egress: false, ingress: false, egressBy: [], ingressBy: [], complement: [] });
   const tenant = policyOfA(ns, { ownerReferences: [] });
   (tenant as any).spec = { podSelector: {}, policyTypes: ['Ingress', 'Egress'] };
   const counted = namespaceGovernance(
     { parent: base.parent, related: objectMap([tenant], 'v1') },
     { pods, own: [], parentKinds },
   );
-  t.same(counted, { egress: true, ingress: true, egressBy: ['a-podset'], ingressBy: ['a-podset'] });
+  t.same(counted, {
+    egress: true,
+    ingress: true,
+    egressBy: ['a-podset'],
+    ingressBy: ['a-podset'],
+    complement: [],
+  });
   t.notOk(anotherParentsPolicy({}, parentKinds), 'no metadata: not another parent’s');
   t.notOk(
     anotherParentsPolicy({ labels: { toString: 1 }, ownerReferences: [{ toString: 1 }] }, parentKinds),

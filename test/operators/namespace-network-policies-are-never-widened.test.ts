@@ -8,7 +8,8 @@
 // Must hold: where another policy of the namespace selects the pods for Egress, metaops answers them no egress (PodSet,
 // Memcached: no policy; EtcdCluster: its policy without the Egress type), and the status says the namespace governs
 // their egress; a namespace without policies gets the answers it got before; hostile policy objects are read by type,
-// bounded, never a failure; the same observed state gives the same answer.
+// bounded, never a failure (one it cannot read is doubt: metaops' policy keeps every pod from the metadata services, and
+// the status says so); the same observed state gives the same answer.
 import t from 'tap';
 import { namespaceGovernance, selectorSelects } from '../../lib/network-policy.js';
 import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
@@ -161,7 +162,11 @@ t.test('hostile NetworkPolicy objects are read by type and bounded, never a fail
   for (const p of odd) {
     const req = { ...base, related: { [NP]: { x: p } } } as any;
     const res = podsetSync(req, FIXED_NOW) as any;
-    t.same(policies(res), [], `a policy it cannot read counts as governing (${JSON.stringify(p.spec)})`);
+    t.same(
+      policies(res).map((p: any) => p.metadata.name),
+      [`${base.parent.metadata.name}-podset`],
+      `a policy it cannot read is doubt: metaops' policy kept for every pod (${JSON.stringify(p.spec)})`,
+    );
   }
   const many: Record<string, unknown> = {};
   for (let i = 0; i < 5000; i++)
@@ -173,15 +178,26 @@ t.test('hostile NetworkPolicy objects are read by type and bounded, never a fail
     };
   const started = Date.now();
   const res = podsetSync({ ...base, related: { [NP]: many } } as any, FIXED_NOW) as any;
-  t.same(policies(res), [], 'past the bound on policies: doubt, no egress added');
+  t.same(
+    policies(res).map((p: any) => p.metadata.name),
+    [`${base.parent.metadata.name}-podset`],
+    "past the bound on policies: doubt, metaops' policy kept for every pod",
+  );
   t.ok(Date.now() - started < 2000, 'answered at once');
   t.same(
     namespaceGovernance(
       { parent: base.parent, related: { [NP]: 'x' } as any },
       { pods: [{}], own: [], parentKinds: [] },
-    ).egress,
-    true,
-    'a map of another type: doubt',
+    ),
+    {
+      egress: false,
+      ingress: true,
+      egressBy: [],
+      ingressBy: ['…'],
+      complement: [],
+      egressDoubt: "the namespace's NetworkPolicies could not be read",
+    },
+    'a map of another type: doubt (ingress governed, egress kept)',
   );
 });
 
@@ -223,6 +239,7 @@ t.test("the parent's own policy does not count", async (t) => {
       ingress: false,
       egressBy: [],
       ingressBy: [],
+      complement: [],
     },
   );
   // Observed as its child, and among the namespace's policies: still answered.

@@ -4,7 +4,8 @@
 //
 // Must hold: every PodSet answers a NetworkPolicy `<name>-podset` selecting exactly its pods (of every template: its
 // name and instance labels; not another PodSet's), Egress only (who may reach the pods stays the namespace's), its way
-// out every address but the metadata service's (169.254.169.254/32, fd00:ec2::254/128, fd20:ce::254/128) and every pod;
+// out every address but the metadata services' (169.254.169.254/32, 168.63.129.16/32, 169.254.0.23/32, fd00:ec2::254/128,
+// fd20:ce::254/128) and every pod;
 // METAOPS_WORKLOAD_NETWORK_POLICY=false answers none (any other value than true/false stops the server). A running
 // PodSet of an earlier metaops gets the policy and nothing else changes (no pod replaced or dropped); the answer fed
 // back changes nothing. A refused spec keeps the observed policy. Its name is valid at the longest PodSet name, asked
@@ -56,7 +57,7 @@ t.test('a PodSet answers one NetworkPolicy <name>-podset keeping its pods from t
       egress: [
         {
           to: [
-            { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } },
+            { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32', '168.63.129.16/32', '169.254.0.23/32'] } },
             { ipBlock: { cidr: '::/0', except: ['fd00:ec2::254/128', 'fd20:ce::254/128'] } },
             { namespaceSelector: {} },
           ],

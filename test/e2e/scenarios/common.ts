@@ -80,7 +80,7 @@ export function workloadPolicySpec(pods: Record<string, string>): Record<string,
     egress: [
       {
         to: [
-          { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } },
+          { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32', '168.63.129.16/32', '169.254.0.23/32'] } },
           { ipBlock: { cidr: '::/0', except: ['fd00:ec2::254/128', 'fd20:ce::254/128'] } },
           { namespaceSelector: {} },
         ],

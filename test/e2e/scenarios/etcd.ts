@@ -62,7 +62,7 @@ export const etcd: Scenario = {
       ],
     );
     assert.deepEqual(policy.spec.egress[0].to.slice(0, 2), [
-      { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } },
+      { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32', '168.63.129.16/32', '169.254.0.23/32'] } },
       { ipBlock: { cidr: '::/0', except: ['fd00:ec2::254/128', 'fd20:ce::254/128'] } },
     ]);
     // No kubelet runs etcd here and the pods are never Ready, so etcd never answers. What the hook reports then
