@@ -209,6 +209,12 @@ export function detectFailure(input: {
   lastingOutage?: (pod: KubeObject) => string | undefined;
   /** The version each member that serves reports. */
   versions?: Record<string, string | undefined>;
+  /**
+   * Whether the member's crash loop is one a change of spec.pod makes its pod again for, now or once it has failed
+   * FAILED_STARTS starts (plan/respec.ts): then it is no failure of the version until it has been unhealthy past
+   * UPGRADE_MEMBER_SECONDS (upgrade-hold.ts respecPending).
+   */
+  respecPending?: (pod: KubeObject) => boolean;
 }): UpgradeFailure | undefined {
   const { target } = input;
   const since = unhealthySince(input.previous);
@@ -231,21 +237,32 @@ export function detectFailure(input: {
       if (lasting) return failureOf(input, { from, name, reason: lasting, recordedImage });
       continue;
     }
-    const first = failingSince(pod, recorded ?? recordedImage, since, input);
-    const stale =
-      input.now !== undefined &&
-      first !== undefined &&
-      input.now.getTime() - Date.parse(first) > UPGRADE_MEMBER_SECONDS * 1000;
-    const failing = brokenVersion(pod, recorded ?? recordedImage, failed, input);
+    // (What it was moved from, when it was moved in place: a member made on the target meanwhile was not.)
+    const moved = recorded ?? recordedImage;
+    const first = failingSince(pod, moved, since, input);
+    const stale = pastMemberLimit(first, input.now);
+    // A member moved in place whose crash loop is of short runs on a pod made from another spec.pod than the spec's,
+    // with storage: the spec's may be what it needs (a memory limit the new version is OOMKilled under at start,
+    // raised), and its pod is made again with it on its claim once the loop reads as "cannot start" (plan/respec.ts):
+    // the upgrade waits for that rather than take it back to the last good version first (a hold bound to the
+    // spec.pod of the moment would then keep the fix from ever reaching the new version). Bounded: unhealthy past
+    // UPGRADE_MEMBER_SECONDS fails it.
+    if (moved && !stale && input.respecPending?.(pod)) continue;
+    const failing = brokenVersion(pod, moved, failed, input);
     const reason =
       failing && (stale || failing.lasted)
         ? failing.reason
         : stale
           ? `unhealthy since ${first}`
-          : otherVersion(pod, recorded ?? recordedImage, input.versions, target, input.now);
+          : otherVersion(pod, moved, input.versions, target, input.now);
     if (reason) return failureOf(input, { from, name, reason, recordedImage });
   }
   return undefined;
+}
+
+/** Whether a member failing since `first` has been so for over UPGRADE_MEMBER_SECONDS by `now` (either unknown: no). */
+function pastMemberLimit(first: string | undefined, now: Date | undefined): boolean {
+  return now !== undefined && first !== undefined && now.getTime() - Date.parse(first) > UPGRADE_MEMBER_SECONDS * 1000;
 }
 
 /** The failed upgrade of member `name` to the target, moved from `from` (`recordedImage`), failed as `reason` says. */

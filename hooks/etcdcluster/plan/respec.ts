@@ -91,6 +91,20 @@ export function cannotStart(pod: KubeObject): boolean {
   );
 }
 
+/**
+ * Whether the pod's etcd is in a crash loop that reads as "cannot start" (failsToStart) or may once the pod has
+ * FAILED_STARTS failed starts: not Ready, not finished, its etcd waiting in CrashLoopBackOff after a short last run
+ * (under FAILED_START_MS, or not known), however many starts failed so far. A loop of long runs (it served, then was
+ * killed) never does.
+ */
+export function shortCrashLoop(pod: KubeObject): boolean {
+  if (isPodReady(pod) || DEAD_PHASES.has(phaseOf(pod))) return false;
+  const etcd = statusesOf(pod, 'containerStatuses').find((s) => s?.name === 'etcd');
+  if (etcd?.state?.waiting?.reason !== 'CrashLoopBackOff') return false;
+  const ran = lastRunMs(etcd);
+  return ran === undefined || ran < FAILED_START_MS;
+}
+
 /** Whether the pod's etcd never ran: no restart, no exit, not running (unknown: it ran). */
 export function etcdNeverRan(pod: KubeObject): boolean {
   const etcd = statusesOf(pod, 'containerStatuses').find((s) => s?.name === 'etcd');

@@ -29,6 +29,7 @@ import {
 import { withOutcomes } from './conditions.js';
 import { crashLoopVerdict, MAJORITY_CRASH_LOOPING } from './crash-loops.js';
 import { isMemberReport, MAJORITY_LOST } from './evidence.js';
+import { madeFromOtherSpec, restoreReplacing, shortCrashLoop } from './respec.js';
 import { decideMembers } from './members.js';
 import { additionsMemory, withAdditionsOnPods } from '../additions.js';
 import { bootstrapMemory, withBootstrapOnPods } from '../bootstraps.js';
@@ -217,6 +218,7 @@ function upgradeFailure(
       upgradeFrom: o.upgradeFrom,
       outage: o.outage,
       ...(o.lastingOutage ? { lastingOutage: o.lastingOutage } : {}),
+      respecPending: respecPending(parent, spec, obs),
       versions: Object.fromEntries(Object.entries(obs.health).map(([n, h]) => [n, h.healthy ? h.version : undefined])),
       // (A Ready pod serves too: its probe asks etcd in the pod, on the version it runs, whether or not the hook
       // can reach it.)
@@ -228,6 +230,19 @@ function upgradeFailure(
       ]),
     });
   return seen ? { ...seen, podSpec } : undefined;
+}
+
+/**
+ * Whether a member pod's crash loop is respec's to end (plan/respec.ts, remadeForSpec), now or once it has failed
+ * FAILED_STARTS starts: with storage, its claim there (not being deleted), no restore replacing the members, made
+ * from another spec.pod than the spec's, its etcd in a crash loop of short runs (shortCrashLoop). Without storage a
+ * member that started is never made again (its data lives in its pod): no.
+ */
+function respecPending(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): (pod: KubeObject) => boolean {
+  if (!spec.pod?.persistentVolumeClaimSpec || restoreReplacing(parent)) return () => false;
+  const claimThere = (name: string) =>
+    obs.claims === undefined || (obs.claims.includes(name) && !obs.terminatingClaims?.includes(name));
+  return (pod) => claimThere(pod.metadata.name!) && madeFromOtherSpec(pod, spec) && shortCrashLoop(pod);
 }
 
 /**
