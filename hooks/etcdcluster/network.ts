@@ -425,8 +425,13 @@ export function clusterGovernance(
   );
   // The members' policy name is held when another owner has it (NetworkPolicyNameTaken); the restore check's only
   // while a restore runs: a policy of that name counts as the cluster's own only when it is (lib ownPolicy).
-  const own = [networkPolicyName(cluster), ...complementNames(networkPolicyName(cluster))];
-  const ownIfMarked = [restoreCheckPolicyName(cluster), ...complementNames(restoreCheckPolicyName(cluster))];
+  // The complement policies' names (`-egress-<i>`) likewise: an admin's policy of such a name governs.
+  const own = [networkPolicyName(cluster)];
+  const ownIfMarked = [
+    ...complementNames(networkPolicyName(cluster)),
+    restoreCheckPolicyName(cluster),
+    ...complementNames(restoreCheckPolicyName(cluster)),
+  ];
   const member = pods.filter((p) => memberIndex(cluster, textOf(p.metadata?.name, '')) !== undefined);
   const check = pods.filter((p) => p.metadata?.name === checkPodName(cluster));
   const parentKinds = settings?.parentKinds;

@@ -174,7 +174,10 @@ export function governanceOf(
   const workload = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   return namespaceGovernance(request, {
     pods: podLabelSets(children, workload ? [workload] : [], pods ?? []),
-    own: [networkPolicyName(name), ...complementNames(name)],
+    own: [networkPolicyName(name)],
+    // Its complement policies' names count as its own only when they are (lib ownPolicy): an admin's policy of such a
+    // name governs.
+    ownIfMarked: complementNames(name),
     parentKinds: settings?.parentKinds,
     // The labels every pod carries whichever selector its policies use (INSTANCE_LABEL or not).
     selector: selectorLabels(APP, name),

@@ -183,7 +183,10 @@ export function governanceOf(
   const name = request.parent.metadata.name ?? '';
   return namespaceGovernance(request, {
     pods: podLabelSets(children, observedUnordered(request.children, 'Pod', 'v1')),
-    own: [networkPolicyName(name), ...complementNames(name)],
+    own: [networkPolicyName(name)],
+    // Its complement policies' names count as its own only when they are (lib ownPolicy): an admin's policy of such a
+    // name governs.
+    ownIfMarked: complementNames(name),
     parentKinds: settings?.parentKinds,
     selector: selectorLabels(APP, name),
   });
