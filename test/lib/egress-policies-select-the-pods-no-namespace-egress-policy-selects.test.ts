@@ -20,23 +20,11 @@ import { podset } from '../../hooks/podset/index.js';
 import { runHook } from '../../lib/operator.js';
 import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { selectorSelects } from '../fixtures/label-selector.js';
 
 const NP = 'NetworkPolicy.networking.k8s.io/v1';
 
-/** A label selector as Kubernetes reads it (metav1.LabelSelectorAsSelector): every requirement ANDed. */
-function selects(selector: any, labels: Record<string, string>): boolean {
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(labels, k);
-  return (
-    Object.entries(selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
-    (selector?.matchExpressions ?? []).every((e: any) => {
-      if (e.operator === 'In') return has(e.key) && e.values.includes(labels[e.key]);
-      if (e.operator === 'NotIn') return !has(e.key) || !e.values.includes(labels[e.key]);
-      if (e.operator === 'Exists') return has(e.key);
-      if (e.operator === 'DoesNotExist') return !has(e.key);
-      throw new Error(`unknown operator ${e.operator}`);
-    })
-  );
-}
+const selects = selectorSelects;
 
 const forEgress = (p: any) => (p.spec.policyTypes ?? []).includes('Egress');
 

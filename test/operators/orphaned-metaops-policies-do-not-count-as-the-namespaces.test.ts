@@ -17,6 +17,7 @@
 import t from 'tap';
 import { podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { selectorSelects } from '../fixtures/label-selector.js';
 
 const METADATA = '169.254.169.254';
 const NP = 'NetworkPolicy.networking.k8s.io/v1';
@@ -36,21 +37,8 @@ function orphaned(name: string, namespace: string): any {
   return policy;
 }
 
-/** A label selector as Kubernetes reads it: matchLabels and every matchExpressions entry ANDed. */
-const selects = (policy: any, labels: Record<string, string>) => {
-  const selector = policy.spec.podSelector ?? {};
-  const has = (k: string) => Object.prototype.hasOwnProperty.call(labels, k);
-  return (
-    Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
-    (selector.matchExpressions ?? []).every((e: any) => {
-      if (e.operator === 'In') return has(e.key) && e.values.includes(labels[e.key]);
-      if (e.operator === 'NotIn') return !has(e.key) || !e.values.includes(labels[e.key]);
-      if (e.operator === 'Exists') return has(e.key);
-      if (e.operator === 'DoesNotExist') return !has(e.key);
-      throw new Error(`unknown operator ${e.operator}`);
-    })
-  );
-};
+/** Whether `policy` selects a pod labelled `labels`, as Kubernetes reads its podSelector. */
+const selects = (policy: any, labels: Record<string, string>) => selectorSelects(policy.spec.podSelector ?? {}, labels);
 const forEgress = (policy: any) => (policy.spec.policyTypes ?? []).includes('Egress');
 const reachesMetadata = (policy: any) =>
   (policy.spec.egress ?? []).some((rule: any) =>
