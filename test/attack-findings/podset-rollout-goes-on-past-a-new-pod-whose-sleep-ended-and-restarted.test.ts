@@ -4,9 +4,11 @@
 // designed. The rollout (hooks/podset/rollout.ts planRollout) holds while any pod on the new template "has restarted"
 // (restartCount above 0, whatever the exit and however long ago, even after the pod proved itself): "which
 // restarted: delete it to try the template again". So any rollout in which a pod made from the new template is more
-// than an hour old before the last old pod is replaced stops for good: a PodSet of ~250 pods or more at the default
-// minReadySeconds (each step is a pod made, Ready and 10 s Ready, plus a sync), a PodSet of 3 with minReadySeconds
-// 1800 (its first new pod restarts at 3600 s, before the third is replaced), or any rollout that waited an hour on
+// than an hour old before the last old pod is replaced stops for good. At the defaults a step is the old pod's
+// deletion (`sleep` as PID 1 ignores SIGTERM: the 30 s grace period), the new pod made and started, 10 s Ready
+// (minReadySeconds) and a sync: ~45 s, so a PodSet of ~80 pods or more (an estimate; ~250 even at 15 s a step) never
+// finishes a rollout; a PodSet of 3 with minReadySeconds 1800 neither (its first new pod restarts at 3600 s, before
+// the third is replaced); nor any rollout that waited an hour on
 // one step. Deleting the restarted pods by hand does not help for long: the next hour restarts the next ones.
 // Here the rule the restart check exists for (a command that crashes seconds after it starts proves nothing,
 // test/podset/rollout-stops-on-a-command-that-crashes-after-it-starts.test.ts) does not apply: the new pod stayed
