@@ -1,0 +1,76 @@
+// Attack finding (issue 31 case 3, "data that vanishes under a running member"; real MariaDB, as test/real/ runs the
+// member scripts): member 0's volume is lost and its pod comes back on an empty, initialised data directory. The
+// sidecar rightly keeps it read-only (PRIMARY_BEHIND: the replica holds the cluster's history). But the replica,
+// which holds every row and is as current as any member can be, leaves the read Service too: its IO thread reconnects
+// to the new, empty member 0, which has no `replication` user, and is refused with Access denied (1045); the
+// readiness probe (hooks/mysqlcluster/scripts.ts REPLICATION_PROBE) keeps a replica whose IO thread is `Connecting`
+// Ready only when the error is not 1045. So losing one volume (member 0's) takes reads down as well as writes, for as
+// long as the recovery by hand takes (docs/mysqlcluster.md: promote a replica, or restore), while the replicas hold
+// all the data. docs/mysqlcluster.md promises reads through a restart of member 0 ("a replica that has replicated
+// before and applied everything it received stays Ready and serves reads",
+// test/real/mysql-reads-survive-primary-restart.test.ts); a restart on an emptied volume is the case that matters
+// most. Expected: the replica stays Ready for reads while member 0, emptied, stays read-only.
+import { join } from 'node:path';
+import t from 'tap';
+import {
+  exited,
+  probe,
+  replicatedPair,
+  run,
+  sql,
+  startSidecar,
+  stopMember,
+  until,
+  wipe,
+  type Member,
+} from '../fixtures/mysql-members.js';
+
+let primary: Member;
+let replica: Member;
+
+t.before(async () => {
+  ({ primary, replica } = await replicatedPair());
+});
+
+t.teardown(async () => {
+  for (const m of [primary, replica]) if (m) await stopMember(m);
+});
+
+t.test('a replica holding all the data keeps serving reads while member 0 comes back empty', async (t) => {
+  t.ok(await probe(replica), 'member 1 is Ready before');
+  // Member 0's volume is lost: its pod comes back on an empty data directory, initialised by the image's entrypoint.
+  await wipe(primary);
+  startSidecar(primary);
+  // Member 0 stays read-only (its sidecar refuses: member 1 holds what it lacks) and the sidecar restarts, as the
+  // kubelet restarts it; the replica's IO thread reconnects to it meanwhile.
+  const refused = await until(
+    'member 0 to refuse',
+    async () => (primary.sidecar?.exitCode !== null ? true : undefined),
+    120_000,
+  ).then(
+    () => true,
+    () => false,
+  );
+  t.ok(refused, `member 0, emptied, does not open (sidecar: ${primary.sidecarLog.trim().split('\n').pop()})`);
+  await exited(primary.sidecar, 5000);
+  startSidecar(primary);
+  await new Promise((r) => setTimeout(r, 15_000));
+  t.equal(await sql(replica, 'SELECT COUNT(*) FROM shop.orders'), '2', 'member 1 holds every row member 0 had');
+  const ready = await until('member 1 Ready', async () => (await probe(replica)) || undefined, 10_000).then(
+    () => true,
+    () => false,
+  );
+  // The replica's status with its field names (sql() reads without them): the client option file sql() wrote.
+  const status = await run('mysql', [
+    `--defaults-extra-file=${join(replica.dir, 'client-root.cnf')}`,
+    '-e',
+    'SHOW REPLICA STATUS\\G',
+  ])
+    .then((r) => r.stdout)
+    .catch(() => '');
+  const field = (name: string) => new RegExp(`${name}: ([^\\n]*)`).exec(status)?.[1]?.trim() ?? '?';
+  t.ok(
+    ready,
+    `member 1 stays Ready for reads (Slave_IO_Running: ${field('Slave_IO_Running')}; Last_IO_Errno: ${field('Last_IO_Errno')}; Last_IO_Error: ${field('Last_IO_Error').slice(0, 120)})`,
+  );
+});
