@@ -450,6 +450,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   },
   'hooks/mysqlcluster/sync.ts': {
     tests: [
+      'test/mysqlcluster/primary-behind-says-whether-replicas-serve-reads.test.ts',
       'test/mysqlcluster/mysqlcluster.test.ts',
       'test/operators/convergence.test.ts',
       'test/mysqlcluster/secrets.test.ts',

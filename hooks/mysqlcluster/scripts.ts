@@ -350,8 +350,12 @@ done
  * Readiness of the sidecar: member 0 is writable and has the replication user; another member's replication
  * threads both run, or its SQL thread runs and has applied everything it received while its IO thread is connecting
  * again (member 0 restarting: the replica holds every transaction it was sent, and serves reads meanwhile), once it has
- * replicated anything at all and unless member 0 refused its credentials (Access denied, 1045); and it still holds
- * the position of member 0's its sidecar last recorded it caught up with (catch_up): a replica on a lost (emptied)
+ * replicated anything at all and unless member 0 refused its credentials (Access denied, 1045: member 0 may take
+ * writes this replica never gets); or, whatever its IO thread says (refused with 1045 by a member 0 whose volume was
+ * lost, stopped with 1236 by one rolled back to an older copy), its SQL thread has applied everything it received and
+ * member 0 answers as the primary (server id 100), read-only, at a position this replica holds all of
+ * (source_closed_behind: no member takes writes, so nothing newer exists to be missed); and it still holds the
+ * position of member 0's its sidecar last recorded it caught up with (catch_up): a replica on a lost (emptied)
  * volume, or a new pod that has not caught up once, is not Ready while it copies. A member that is not replicating,
  * or not caught up, is not Ready, so it leaves the read Service.
  */
@@ -370,12 +374,25 @@ caught_up() {
   lacks "$reached"
   [ $? -eq 1 ]
 }
+# Whether member 0 answers as the primary, read-only (its sidecar keeps it closed: nothing takes writes), at a position
+# this replica lacks nothing of: a member 0 whose volume was lost or rolled back refuses or stops the replica's IO
+# thread, and the replica still holds the newest data there is.
+source_closed_behind() {
+  local out theirs
+  flavour_of
+  out=$(timeout 3 mysql --defaults-extra-file="$CLIENT_DIR/root.cnf" -B -N --connect-timeout=2 -h "$PRIMARY_HOST" -P "$PRIMARY_PORT" -e "SELECT @@global.server_id, @@global.read_only, $own_query" 2>/dev/null) || return 1
+  [ "$(printf '%s\n' "$out" | cut -f1)" = 100 ] && [ "$(printf '%s\n' "$out" | cut -s -f2)" = 1 ] || return 1
+  theirs=$(printf '%s\n' "$out" | cut -s -f3)
+  own_position=$(position) || return 1
+  lacks "$theirs"
+  [ $? -eq 1 ]
+}
 if [ "$ordinal" = 0 ]; then
   [ "$(sql -N -e 'SELECT @@global.read_only')" = 0 ] && [ "$(sql -N -e "SELECT COUNT(*) FROM mysql.user WHERE user = 'replication'")" -ge 1 ]
 else
   status=$(sql -e 'SHOW REPLICA STATUS\G') && has() { printf '%s\n' "$status" | grep -Eq "$1"; } && has '_SQL_Running: Yes' &&
-    { has '_IO_Running: Yes' || { has '_IO_Running: Connecting' && has '_SQL_Running_State: .*read all relay log' &&
-      has '(Executed_Gtid_Set|Gtid_IO_Pos): [^ ]' && ! has 'Last_IO_Errno: 1045$'; }; } && caught_up
+    { has '_IO_Running: Yes' || { has '_SQL_Running_State: .*read all relay log' && has '(Executed_Gtid_Set|Gtid_IO_Pos): [^ ]' &&
+      { { has '_IO_Running: Connecting' && ! has 'Last_IO_Errno: 1045$'; } || source_closed_behind; }; }; } && caught_up
 fi
 `;
 

@@ -1288,11 +1288,23 @@ export function primaryRefusal(pod: KubeObject | undefined): PrimaryRefusal | un
   return undefined;
 }
 
-/** Ready=False for a member 0 that stays read-only: the case and what the user can do. */
-export function refusalCondition(n: Names, refusal: PrimaryRefusal): ConditionInput {
+/** The replicas Ready: they serve reads while member 0 takes no writes (scripts.ts REPLICATION_PROBE). */
+export function readersOf(members: readonly MemberState[]): string[] {
+  return members.filter((m) => m.role === 'replica' && m.ready).map((m) => m.name);
+}
+
+/**
+ * Ready=False for a member 0 that stays read-only: the case, whether reads go on (`readers`: the replicas Ready, which
+ * serve reads while member 0 takes no writes: scripts.ts REPLICATION_PROBE), and what the user can do.
+ */
+export function refusalCondition(n: Names, refusal: PrimaryRefusal, readers: readonly string[] = []): ConditionInput {
+  const reads =
+    readers.length > 0
+      ? `Reads go on: ${readers.join(', ')} (holding everything member 0 holds) ${readers.length === 1 ? 'serves' : 'serve'} them through Service ${n.read}`
+      : `No replica serves reads now (none is Ready)`;
   const what =
     refusal.reason === 'PrimaryBehind'
-      ? `${n.member(0)} holds fewer transactions than a replica (its data directory was lost or replaced): ${refusal.detail}. It stays read-only and takes no writes, so nothing a replica holds is lost. To recover, give member 0 the data of the replica that has the most (clone it, or restore a backup into its volume), or, if that data is to be given up, delete the replicas' volumes`
+      ? `${n.member(0)} holds fewer transactions than a replica (its data directory was lost or replaced): ${refusal.detail}. It stays read-only and takes no writes, so nothing a replica holds is lost. ${reads}. To recover, give member 0 the data of the replica that has the most (clone it, or restore a backup into its volume), or, if that data is to be given up, delete the replicas' volumes`
       : `${n.member(0)} has no data yet and cannot ask every replica whether it holds any: ${refusal.detail}. It stays read-only until they answer. If a replica's data is gone for good, delete that replica's volume`;
   return {
     type: 'Ready',
@@ -1561,7 +1573,7 @@ export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): Com
   const ready = lost
     ? ({ type: 'Ready', status: false, reason: 'CredentialsLost', message: lost.message } as const)
     : refusal
-      ? refusalCondition(n, refusal)
+      ? refusalCondition(n, refusal, readersOf(members))
       : heldReady(held);
   const progressing = heldProgressing(held) ?? updating(workloadPending(observedSts, wantedSts));
   const counts = membersCounted(workloadCounts(observedSts, spec.size), going.length, pods.length);

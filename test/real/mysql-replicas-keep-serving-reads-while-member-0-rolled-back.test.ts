@@ -1,13 +1,10 @@
-// Attack finding (issue 31 case 3's neighbour, "data that vanishes under a running member"; real MariaDB): member 0's
-// volume is rolled back to an older copy (a volume snapshot restored, the wrong backup): it holds fewer transactions
-// than its replica. The sidecar rightly keeps it read-only (PRIMARY_BEHIND). But the replica, which holds every row,
-// leaves the read Service too: its IO thread reconnects to member 0 and asks for GTIDs past what member 0's binary
-// log holds, which MariaDB (and MySQL) refuse with error 1236; the IO thread stops (`No`), and the readiness probe
-// (hooks/mysqlcluster/scripts.ts REPLICATION_PROBE) keeps a replica Ready only while its IO thread runs or is
-// `Connecting`. So the cluster loses reads as well as writes while the replica holds the newest data. Distinct from
-// test/attack-findings/mysql-replicas-keep-serving-reads-while-member-0-volume-lost-real.test.ts (there the IO thread
-// is `Connecting`, refused with 1045): a fix of the 1045 rule alone leaves this one.
-// Expected: the replica stays Ready for reads while member 0, rolled back, stays read-only.
+// Member 0's volume is rolled back to an older copy (a volume snapshot restored, the wrong backup): it holds fewer
+// transactions than its replica (real MariaDB, as test/real/ runs the member scripts). The sidecar keeps it read-only
+// (PRIMARY_BEHIND), and the replica, which holds every row, stays in the read Service although its IO thread asks for
+// GTIDs past member 0's binary log and is stopped (1236): member 0 answers read-only at a position the replica holds
+// all of (hooks/mysqlcluster/scripts.ts REPLICATION_PROBE, source_closed_behind). Beside
+// mysql-replicas-keep-serving-reads-while-member-0-volume-lost.test.ts (there the IO thread is Connecting, refused with
+// 1045).
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';

@@ -1,15 +1,11 @@
-// Attack finding (issue 31 case 3, "data that vanishes under a running member"; real MariaDB, as test/real/ runs the
-// member scripts): member 0's volume is lost and its pod comes back on an empty, initialised data directory. The
-// sidecar rightly keeps it read-only (PRIMARY_BEHIND: the replica holds the cluster's history). But the replica,
-// which holds every row and is as current as any member can be, leaves the read Service too: its IO thread reconnects
-// to the new, empty member 0, which has no `replication` user, and is refused with Access denied (1045); the
-// readiness probe (hooks/mysqlcluster/scripts.ts REPLICATION_PROBE) keeps a replica whose IO thread is `Connecting`
-// Ready only when the error is not 1045. So losing one volume (member 0's) takes reads down as well as writes, for as
-// long as the recovery by hand takes (docs/mysqlcluster.md: promote a replica, or restore), while the replicas hold
-// all the data. docs/mysqlcluster.md promises reads through a restart of member 0 ("a replica that has replicated
-// before and applied everything it received stays Ready and serves reads",
-// test/real/mysql-reads-survive-primary-restart.test.ts); a restart on an emptied volume is the case that matters
-// most. Expected: the replica stays Ready for reads while member 0, emptied, stays read-only.
+// Member 0's volume is lost and its pod comes back on an empty, initialised data directory (real MariaDB, as test/real/
+// runs the member scripts). The sidecar keeps it read-only (PRIMARY_BEHIND: the replica holds the cluster's history),
+// and the replica, which holds every row, stays in the read Service although member 0 refuses its IO thread (Access
+// denied, 1045: the emptied member 0 has no `replication` user): member 0 answers read-only at a position the replica
+// holds all of (hooks/mysqlcluster/scripts.ts REPLICATION_PROBE, source_closed_behind), so nothing newer exists to be
+// missed. Losing one volume takes writes down, not reads, for as long as the recovery by hand takes
+// (docs/mysqlcluster.md "A primary with less data than its replicas"). The limits of that rule:
+// test/real/mysql-replica-refused-by-member-0-serves-reads-only-while-nothing-newer-exists.test.ts.
 import { join } from 'node:path';
 import t from 'tap';
 import {
