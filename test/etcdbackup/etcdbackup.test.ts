@@ -190,7 +190,7 @@ t.test('a failed backup reason reaches the status without an AWS account or IAM 
 });
 
 t.test(
-  'prune keeps the newest backups by date and never the one just written, whatever the revisions (attack 4)',
+  'prune keeps the newest backups by date and never the one just written, whatever the revisions',
   async (t) => {
     const { FakeS3, fakeGateway } = await import('../fixtures/fake-s3.js');
     const s3 = new FakeS3(['b']);
@@ -249,7 +249,7 @@ t.test(
   },
 );
 
-t.test('prune leaves other keys that share the prefix alone (attack 2.7)', async (t) => {
+t.test('prune leaves other keys that share the prefix alone', async (t) => {
   const { FakeS3, fakeGateway, fakeKvHash } = await import('../fixtures/fake-s3.js');
   const { META } = await import('../../hooks/etcdbackup/lineage.js');
   const s3 = new FakeS3(['b']);

@@ -22,7 +22,7 @@ const condition = (res: CompositeSyncResponse, type: string) =>
   (res.status as any).conditions.find((c: any) => c.type === type);
 
 t.test(
-  'all pods lost without storage: Failed/AllMembersLost on every sync, never a new empty cluster (issue 23)',
+  'all pods lost without storage: Failed/AllMembersLost on every sync, never a new empty cluster',
   async (t) => {
     const loop = await running({ size: 3 });
     t.equal(loop.s().phase, 'Running');
@@ -42,7 +42,7 @@ t.test(
   },
 );
 
-t.test('all pods lost with storage: every claim kept, every member back under its name (issue 16.1)', async (t) => {
+t.test('all pods lost with storage: every claim kept, every member back under its name', async (t) => {
   const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
   t.same(loop.claims(), ['e-0', 'e-1', 'e-2']);
   loop.lose('e-0', 'e-1', 'e-2');
@@ -141,7 +141,7 @@ t.test('finalize drops the claims (the one other way a claim goes)', async (t) =
   t.same(res.children, []);
 });
 
-t.test('an old restore never fires again: finished, or older than the cluster (issue 16.2)', async (t) => {
+t.test('an old restore never fires again: finished, or older than the cluster', async (t) => {
   // A finished restore, and a cluster whose status has no record of it (recreated, or status lost).
   const finished = await running({ size: 3 });
   finished.related = [restoreObject('old', '2026-07-01T00:00:00Z', { succeeded: true })];
@@ -180,7 +180,7 @@ function restoredUp(loop: Loop) {
 }
 
 t.test(
-  'two unfinished EtcdRestores: the newer acts once, the older is superseded and never acts, even without its status (attack 1)',
+  'two unfinished EtcdRestores: the newer acts once, the older is superseded and never acts, even without its status',
   async (t) => {
     const loop = await running({ size: 3 });
     const a = restoreObject('a', '2026-07-01T00:00:00Z');
@@ -242,7 +242,7 @@ t.test('the EtcdRestore keeps its verdict when the cluster forgets it', async (t
 });
 
 t.test(
-  'a restore whose snapshot cannot be fetched ends succeeded: false, and a new one recovers (issue 16.3)',
+  'a restore whose snapshot cannot be fetched ends succeeded: false, and a new one recovers',
   async (t) => {
     const loop = await running({ size: 3 });
     const first = restoreObject('bad', '2026-07-01T00:00:00Z');
@@ -310,7 +310,7 @@ t.test(
   },
 );
 
-t.test('a bootstrap with a wrong version starts over once the spec is fixed (issue 16.3)', async (t) => {
+t.test('a bootstrap with a wrong version starts over once the spec is fixed', async (t) => {
   const etcd = new FakeEtcd();
   const loop = new Loop({ size: 3, version: '3.5.99' }, etcd);
   for (let i = 0; i < 3; i++) await loop.step();
@@ -337,7 +337,7 @@ t.test('a crashed seed member during bootstrap is replaced, not waited on foreve
   t.same(loop.pods(), ['e-1']);
 });
 
-t.test('a learner that never starts is cancelled when the size is lowered or its pod fails (issue 16.4)', async (t) => {
+t.test('a learner that never starts is cancelled when the size is lowered or its pod fails', async (t) => {
   const loop = await running({ size: 3 });
   loop.spec = { ...loop.spec, size: 4 };
   await loop.step();
@@ -357,7 +357,7 @@ t.test('a learner that never starts is cancelled when the size is lowered or its
 });
 
 t.test(
-  'etcd < 3.4: a one-member cluster is never grown with a voter that could cost its quorum (issue 16.4)',
+  'etcd < 3.4: a one-member cluster is never grown with a voter that could cost its quorum',
   async (t) => {
     const loop = await running({ size: 1, version: '3.2.13' });
     loop.etcd.clusterVersion = '3.2.0';
@@ -407,7 +407,7 @@ t.test(
 );
 
 t.test(
-  'an addition whose member never starts is cancelled after 10 minutes, then tried again (issue 16.3, 16.4)',
+  'an addition whose member never starts is cancelled after 10 minutes, then tried again',
   async (t) => {
     const loop = await running({ size: 3 });
     loop.spec = { ...loop.spec, size: 4 };
@@ -466,7 +466,7 @@ t.test(
   },
 );
 
-t.test('the member list error of the moment never reaches status: no churn (issue 19.3)', async (t) => {
+t.test('the member list error of the moment never reaches status: no churn', async (t) => {
   const loop = await running({ size: 3 });
   const errors = [
     new EtcdError(
@@ -486,7 +486,7 @@ t.test('the member list error of the moment never reaches status: no churn (issu
   t.notMatch(seen[1], /ENOTFOUND|timed out/);
 });
 
-t.test('objects named constructor, __proto__ or toString: answered, never a crash (issue 15.6)', async (t) => {
+t.test('objects named constructor, __proto__ or toString: answered, never a crash', async (t) => {
   for (const name of ['constructor', '__proto__', 'toString']) {
     const loop = new Loop({ size: 1, TLS: { static: { operatorSecret: name } } }, new FakeEtcd(name), name);
     await t.resolves(loop.step(), `EtcdCluster ${name}`);
@@ -676,7 +676,7 @@ const READY = { conditions: [{ type: 'Ready', status: 'True' }] };
 const budget = (loop: Loop) => (loop.children.find((c) => c.kind === 'PodDisruptionBudget') as any).spec.minAvailable;
 
 t.test(
-  'a formed cluster the hook cannot reach is never bootstrapped again: spec change, crash, all pods lost (attack 2)',
+  'a formed cluster the hook cannot reach is never bootstrapped again: spec change, crash, all pods lost',
   async (t) => {
     const etcd = new FakeEtcd();
     etcd.listError = new EtcdError('TLS handshake failed', 'Unreachable'); // a wrong operatorSecret
@@ -719,7 +719,7 @@ t.test(
   },
 );
 
-t.test('status lost: the observed claims are kept, and nothing is bootstrapped over them (attack 6)', async (t) => {
+t.test('status lost: the observed claims are kept, and nothing is bootstrapped over them', async (t) => {
   const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
   // (a) Status lost, two pods gone, etcd silent.
   loop.status = undefined;
@@ -745,7 +745,7 @@ t.test('status lost: the observed claims are kept, and nothing is bootstrapped o
 });
 
 t.test(
-  'a restore whose members vanish, or whose EtcdRestore is deleted, never ends as an empty cluster (attack 3)',
+  'a restore whose members vanish, or whose EtcdRestore is deleted, never ends as an empty cluster',
   async (t) => {
     const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
     await restoreStarted(loop);
@@ -787,7 +787,7 @@ t.test(
 );
 
 t.test(
-  'a long restore is Restored once a quorum serves; a crash later is not a failed restore (attack 5)',
+  'a long restore is Restored once a quorum serves; a crash later is not a failed restore',
   async (t) => {
     const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
     await restoreStarted(loop);
@@ -820,7 +820,7 @@ t.test(
   },
 );
 
-t.test('the PodDisruptionBudget follows the voters during a scale-down (attack 8)', async (t) => {
+t.test('the PodDisruptionBudget follows the voters during a scale-down', async (t) => {
   const loop = await running({ size: 5 });
   t.equal(budget(loop), 3, 'at rest: a quorum of 5');
   loop.spec = { ...loop.spec, size: 3 };
@@ -832,7 +832,7 @@ t.test('the PodDisruptionBudget follows the voters during a scale-down (attack 8
   t.equal(budget(loop), 2, 'at rest at 3');
 });
 
-t.test('a refused downgrade is not applied when no member answers (attack 9)', async (t) => {
+t.test('a refused downgrade is not applied when no member answers', async (t) => {
   const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
   t.equal(loop.s().currentVersion, '3.5.0');
   loop.spec = { ...loop.spec, version: '3.3.0' };
@@ -851,7 +851,7 @@ t.test('a refused downgrade is not applied when no member answers (attack 9)', a
 // Second attack round on issue 16.
 
 t.test(
-  'an EtcdRestore of another namespace never acts on this cluster; customize asks for this namespace only (attack 2.1)',
+  'an EtcdRestore of another namespace never acts on this cluster; customize asks for this namespace only',
   async (t) => {
     const loop = await running({ size: 3 });
     const foreign = restoreObject('x', '2026-07-01T00:00:00Z');
@@ -868,7 +868,7 @@ t.test(
 );
 
 t.test(
-  'a restore the hook cannot follow (etcd unreachable) is Restored once a restored member is Ready; lost pods then keep their data (attack 2.2)',
+  'a restore the hook cannot follow (etcd unreachable) is Restored once a restored member is Ready; lost pods then keep their data',
   async (t) => {
     const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
     loop.related = [restoreObject('r', '2026-07-01T00:00:00Z')];
@@ -903,7 +903,7 @@ t.test(
 );
 
 t.test(
-  'an upgrade to an image that cannot be pulled is undone by fixing the spec, even without quorum (attack 2.3)',
+  'an upgrade to an image that cannot be pulled is undone by fixing the spec, even without quorum',
   async (t) => {
     for (const size of [1, 3]) {
       const loop = await running({ size });
@@ -938,7 +938,7 @@ t.test(
   },
 );
 
-t.test('restored members partly lost before any served start again from the snapshot (attack 2.4)', async (t) => {
+t.test('restored members partly lost before any served start again from the snapshot', async (t) => {
   const loop = await running({ size: 3 });
   await restoreStarted(loop);
   t.same(loop.pods(), ['e-3', 'e-4', 'e-5']);
@@ -950,7 +950,7 @@ t.test('restored members partly lost before any served start again from the snap
   t.equal(loop.s().restore.phase, 'Restoring');
 });
 
-t.test('bootstrap pods that vanish before the cluster formed start the bootstrap again (attack 2.5)', async (t) => {
+t.test('bootstrap pods that vanish before the cluster formed start the bootstrap again', async (t) => {
   const loop = new Loop({ size: 3 }, new FakeEtcd());
   await loop.step();
   await loop.step();
@@ -974,7 +974,7 @@ t.test('bootstrap pods that vanish before the cluster formed start the bootstrap
   );
 });
 
-t.test('with the member IDs never known, lost and crashed pods come back on their claims (attack 2.6)', async (t) => {
+t.test('with the member IDs never known, lost and crashed pods come back on their claims', async (t) => {
   const etcd = new FakeEtcd();
   etcd.listError = new EtcdError('TLS handshake failed', 'Unreachable');
   const loop = new Loop({ size: 3, pod: { persistentVolumeClaimSpec: PVC } }, etcd);
@@ -997,7 +997,7 @@ t.test('with the member IDs never known, lost and crashed pods come back on thei
   t.ok(e1.spec.containers[0].command.includes('--initial-cluster-state=existing'), 'rejoins as the member it was');
 });
 
-t.test('no unhealthy clock runs while quorum is lost (attack 2, not run before)', async (t) => {
+t.test('no unhealthy clock runs while quorum is lost', async (t) => {
   const loop = await running({ size: 3 });
   loop.etcd.up.delete('e-1');
   loop.etcd.up.delete('e-2');
@@ -1016,7 +1016,7 @@ t.test('no unhealthy clock runs while quorum is lost (attack 2, not run before)'
 });
 
 t.test(
-  'an EtcdRestore older than its cluster ends OlderThanCluster; one applied with the cluster still acts (attack 2.9)',
+  'an EtcdRestore older than its cluster ends OlderThanCluster; one applied with the cluster still acts',
   async (t) => {
     const restore = restoreObject('r', '2026-05-01T00:00:00Z');
     const cluster = {

@@ -342,7 +342,7 @@ t.test('the backup CLI: a clientTLSSecret without a key is a failed backup namin
 });
 
 t.test(
-  'a CA bundle is judged whole: one valid CA is enough, every block must be a certificate (attack on issue 22)',
+  'a CA bundle is judged whole: one valid CA is enough, every block must be a certificate',
   async (t) => {
     const fresh = new Pki('new-ca', 5);
     const opNew = fresh.issue('op-new', 'etcd-operator', { days: 5 });

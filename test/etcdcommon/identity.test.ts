@@ -106,7 +106,7 @@ t.test(
 );
 
 t.test(
-  'tenant B’s etcd answering at tenant A’s member names: nothing removed, added or read (issue 29.1)',
+  'tenant B’s etcd answering at tenant A’s member names: nothing removed, added or read',
   async (t) => {
     // B's cluster `e` in namespace `other`, three members, answers at A's addresses (a DNS name that resolves
     // anywhere, a Service or EndpointSlice of A's pointing at B's pods).

@@ -742,7 +742,7 @@ t.test(
 );
 
 t.test(
-  'EtcdCluster: TLSFailed, EtcdUnreachable and ScaleUpRefused are Warnings too (attack on issue 18)',
+  'EtcdCluster: TLSFailed, EtcdUnreachable and ScaleUpRefused are Warnings too',
   async (t) => {
     // The operator's Secret is missing: nothing is dialled, Synced=False TLSFailed, and an Event says so.
     const kube = new FakeKube();

@@ -118,7 +118,7 @@ t.test("an EtcdRestore does not see another namespace's cluster of the same name
 });
 
 t.test(
-  "no hook sees another namespace's related objects, whatever rule asked for them (attack on issue 18)",
+  "no hook sees another namespace's related objects, whatever rule asked for them",
   async (t) => {
     const { testApp: buildApp } = await import('../fixtures/app.js');
     const { customize } = await import('../../hooks/mysqlcluster/sync.js');
