@@ -647,7 +647,7 @@ export function waitingReason(pod: KubeObject): string {
   for (const list of [status.initContainerStatuses, status.containerStatuses]) {
     for (const c of (Array.isArray(list) ? list : []) as Array<ContainerState | null>) {
       const reason = c?.state?.waiting?.reason;
-      if (typeof reason === 'string' && reason) return sanitize(`${textOf(c!.name, '?')}: ${reason}`, 80);
+      if (typeof reason === 'string' && reason) return sanitize(`${textOf(c.name, '?')}: ${reason}`, 80);
     }
   }
   // A pod its node ended or refused says why in its reason (Evicted, OutOfcpu, UnexpectedAdmissionError).
