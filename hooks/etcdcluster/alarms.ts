@@ -23,10 +23,10 @@ export interface Disarmed {
  */
 export async function disarmStrangers(c: Cluster, obs: Observed, client: EtcdClient): Promise<Disarmed | undefined> {
   if (!obs.etcd || !client.alarms || !client.alarmDisarm) return undefined;
-  const alarmed = obs.pods.map((p) => p.metadata.name!).filter((n) => obs.health[n]?.alarm);
+  const alarmed = obs.pods.map((p) => p.metadata.name).filter((n) => obs.health[n]?.alarm);
   if (alarmed.length === 0) return undefined;
   const answering = obs.pods
-    .map((p) => p.metadata.name!)
+    .map((p) => p.metadata.name)
     .filter((n) => obs.health[n]?.healthy === true || obs.health[n]?.alarm)
     .map((n) => clientURL(c, n));
   const members = new Set(obs.etcd.members.map((m) => m.id));

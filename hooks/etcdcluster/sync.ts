@@ -633,8 +633,8 @@ async function dialled(
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
   const endpoints = obs.pods
-    .filter((p) => obs.health[p.metadata.name!]?.healthy === true)
-    .map((p) => clientURL(c, p.metadata.name!));
+    .filter((p) => obs.health[p.metadata.name]?.healthy === true)
+    .map((p) => clientURL(c, p.metadata.name));
 
   let answer: Decision = decision;
   let failure: string | undefined;
