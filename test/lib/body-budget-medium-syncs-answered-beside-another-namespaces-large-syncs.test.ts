@@ -54,7 +54,11 @@ t.test(
   "another namespace's large, slow syncs do not keep a namespace's medium-sized syncs from being answered",
   async (t) => {
     const budget = serverBudget();
-    const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => silentEtcd }, bodyBudget: budget });
+    const app = testApp({
+      auth: { bearer: TOKEN },
+      clients: { etcdcluster: { etcd: () => silentEtcd } },
+      bodyBudget: budget,
+    });
     t.teardown(() => app.close());
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const podset = request('podset', { size: 80 });

@@ -258,11 +258,10 @@ class FakeEtcd implements EtcdClient {
 function app(kube: KubeApi, etcd?: EtcdClient, aws?: AwsApi, authenticated = true) {
   const a = buildApp({
     ...(authenticated ? { auth: { bearer: TOKEN } } : {}),
-    deps: {
-      now: () => FIXED_NOW,
-      kube: () => kube,
-      ...(etcd ? { etcdClient: () => etcd } : {}),
-      ...(aws ? { aws: async () => aws } : {}),
+    services: { now: () => FIXED_NOW, kube: () => kube },
+    clients: {
+      ...(etcd ? { etcdcluster: { etcd: () => etcd } } : {}),
+      ...(aws ? { s3: { aws: async () => aws } } : {}),
     },
   });
   t.teardown(() => a.close());
