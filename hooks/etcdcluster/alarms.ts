@@ -1,4 +1,4 @@
-// Alarms that no member raised (issue 30): etcd keeps each alarm under the member ID that raised it, and a
+// Alarms that no member raised: etcd keeps each alarm under the member ID that raised it, and a
 // snapshot keeps the alarms active when it was taken. `etcdutl snapshot restore` (a restore) keeps them under the old
 // member's ID, which no restored member has: the restored cluster refuses every write ("mvcc: database space
 // exceeded") while its members serve and are Ready. So whenever a member reports an alarm (its /health says so), the

@@ -364,7 +364,7 @@ export function pendingRestore(
         !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name,
     )
     .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean')
-    // Only from a source of the restore's own namespace (issue 29.6; hooks/etcdcommon/tenancy.ts).
+    // Only from a source of the restore's own namespace (hooks/etcdcommon/tenancy.ts).
     .filter((r) => restoreSourceProblem(r, policy) === undefined)
     // Not older than the cluster (within RESTORE_SLACK_SECONDS: one `kubectl apply` of both may stamp the
     // restore a second earlier): a restore made for a cluster since deleted never acts on its successor.

@@ -229,7 +229,7 @@ function knownMembers(c: Cluster, previous: Previous): MemberReport[] {
  * Never forward to a newer version than its own, unless it is the member being upgraded (UPGRADED_FROM): members
  * whose etcd keeps exiting on the version they ran (an OOM kill, their node) are no upgrade's to move, all at once
  * and while quorum is lost, their crash then blamed on the new version; the upgrade takes them one at a time once
- * they are back (issue 30.4).
+ * they are back.
  */
 function stuckOnImage(obs: Observation, targetImage: string, targetVersion: string, rollBack?: string): Set<string> {
   // (Moving it to the target's version, or to the target's repository at its own version.)
