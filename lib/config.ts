@@ -191,8 +191,7 @@ function emptyTlsVariables(env: NodeJS.ProcessEnv, problems: string[]): void {
     'METAOPS_TLS_CLIENT_CA_FILE',
     'METAOPS_TLS_CLIENT_NAMES',
   ]) {
-    if (env[name] !== undefined && env[name]!.trim() === '')
-      problems.push(`${name} is empty: set a value, or unset it`);
+    if (env[name] !== undefined && env[name].trim() === '') problems.push(`${name} is empty: set a value, or unset it`);
   }
 }
 

@@ -65,6 +65,8 @@ export const ObservedObject = Type.Object(
   },
   open,
 );
+/** An observed object as the request schema checked it: a KubeObject whose name is there. */
+export type ObservedObject = KubeObject & Static<typeof ObservedObject>;
 
 /**
  * `{"<Kind>.<apiVersion>": {"<name>" | "<namespace>/<name>": object}}`: the children or related objects
@@ -72,7 +74,7 @@ export const ObservedObject = Type.Object(
  * cluster-scoped parents key by namespace/name. (additionalProperties rather than a Record's
  * patternProperties: the same meaning, without a regular expression test per key.)
  */
-export const ObjectMap = Type.Unsafe<Record<string, Record<string, KubeObject>>>(
+export const ObjectMap = Type.Unsafe<Record<string, Record<string, ObservedObject>>>(
   Type.Object({}, { additionalProperties: Type.Object({}, { additionalProperties: ObservedObject }) }),
 );
 export type ObjectMap = Static<typeof ObjectMap>;

@@ -1,6 +1,6 @@
 // Reading what Metacontroller observed, and handing it back unchanged.
 import { MAX_JSON_DEPTH, nestingRefused, parseJsonBody, valueDepthExceeds } from './json.js';
-import type { KubeObject, ObjectMap } from './metacontroller.js';
+import type { KubeObject, ObjectMap, ObservedObject } from './metacontroller.js';
 
 /** The map key Metacontroller uses for a child type: `<Kind>.<apiVersion>`, e.g. `StatefulSet.apps/v1`. */
 export function typeKey(kind: string, apiVersion: string): string {
@@ -11,7 +11,7 @@ export function typeKey(kind: string, apiVersion: string): string {
  * The observed objects of one type, whatever the map is keyed by (v1 `name`, v2 `namespace/name`),
  * sorted by namespace and name so that every answer built from them is deterministic.
  */
-export function observed(map: ObjectMap | null | undefined, kind: string, apiVersion: string): KubeObject[] {
+export function observed(map: ObjectMap | null | undefined, kind: string, apiVersion: string): ObservedObject[] {
   const group = map?.[typeKey(kind, apiVersion)];
   if (!group) return [];
   return values(group).sort(compareObjects);
@@ -21,14 +21,18 @@ export function observed(map: ObjectMap | null | undefined, kind: string, apiVer
  * The values of a map as JSON.parse built it. A map of many objects is a dictionary-mode object in V8, and
  * for..in walks one about twice as fast as Object.values (measured at 10 000 keys; perf: docs/performance.md).
  */
-function values(group: Record<string, KubeObject>): KubeObject[] {
-  const out: KubeObject[] = [];
+function values(group: Record<string, ObservedObject>): ObservedObject[] {
+  const out: ObservedObject[] = [];
   for (const key in group) out.push(group[key]!);
   return out;
 }
 
 /** The observed objects of one type in no particular order, for callers that order them themselves. */
-export function observedUnordered(map: ObjectMap | null | undefined, kind: string, apiVersion: string): KubeObject[] {
+export function observedUnordered(
+  map: ObjectMap | null | undefined,
+  kind: string,
+  apiVersion: string,
+): ObservedObject[] {
   const group = map?.[typeKey(kind, apiVersion)];
   return group ? values(group) : [];
 }
@@ -45,14 +49,14 @@ export function observedNamed(
   apiVersion: string,
   name: string,
   namespace?: string,
-): KubeObject | undefined {
+): ObservedObject | undefined {
   const group = map?.[typeKey(kind, apiVersion)];
   if (!group) return undefined;
-  const matches = (o: KubeObject | undefined): o is KubeObject =>
+  const matches = (o: ObservedObject | undefined): o is ObservedObject =>
     Boolean(o) &&
     typeof o === 'object' &&
-    o!.metadata?.name === name &&
-    (namespace === undefined || (o!.metadata.namespace ?? '') === namespace);
+    o.metadata?.name === name &&
+    (namespace === undefined || (o.metadata.namespace ?? '') === namespace);
   // v1 keys by name; v2 (and cluster-scoped parents) by namespace/name. Own keys only: a child named
   // `constructor` or `toString` must not find Object.prototype's.
   const direct = Object.hasOwn(group, name) ? group[name] : undefined;
@@ -64,7 +68,7 @@ export function observedNamed(
 }
 
 /** Every observed object of every type, in a stable order. */
-export function allObserved(map: ObjectMap | null | undefined): KubeObject[] {
+export function allObserved(map: ObjectMap | null | undefined): ObservedObject[] {
   if (!map) return [];
   return Object.keys(map)
     .sort()

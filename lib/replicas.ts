@@ -416,8 +416,8 @@ export function memberStatus(
     seconds: options.deadlineSeconds,
     ordered: options.ordered,
   };
-  const stall = stalled(parent, inputs[2]!, counts, now, why);
-  const judged: Judged = { counts, progressing: inputs[2]!, why, withheld: options.withheld };
+  const stall = stalled(parent, inputs[2], counts, now, why);
+  const judged: Judged = { counts, progressing: inputs[2], why, withheld: options.withheld };
   if (stall) {
     inputs[2] = stall;
     if (!options.ready) inputs[0] = { type: 'Ready', status: false, reason: stall.reason, message: stall.message };

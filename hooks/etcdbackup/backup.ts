@@ -933,7 +933,7 @@ async function write(
 }
 
 /**
- * A one-off backup writes the path's key once (issue 30.3): an object already there is never overwritten. One this
+ * A one-off backup writes the path's key once: an object already there is never overwritten. One this
  * EtcdBackup wrote is its result (the Job ran again: its record was lost); another's, or one it cannot read, is a
  * failure that says whose it is.
  */
@@ -1301,7 +1301,7 @@ export interface StaticCredentials {
 }
 
 /**
- * The credentials of an `awsSecret` (issue 29.6): its AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY keys (given to the
+ * The credentials of an `awsSecret`: its AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY keys (given to the
  * container one by one), else the `[default]` profile's keys of its `credentials` file (mounted at `dir`), read
  * here as plain values. Undefined when it holds neither: the caller then fails rather than fall back to the pod's
  * ambient credentials.

@@ -1,4 +1,4 @@
-// Which snapshots a periodic backup may prune (issue 30.2): only those of its own lineage. A lineage is the run of
+// Which snapshots a periodic backup may prune: only those of its own lineage. A lineage is the run of
 // snapshots one EtcdBackup (its UID) took of one etcd cluster (the cluster ID etcd reports) while the revision
 // only grew. Each snapshot records its lineage in its S3 object metadata; pruning reads it back and deletes nothing
 // else: not another EtcdBackup's snapshots on the same path, not those of a cluster since lost and recreated under

@@ -131,7 +131,7 @@ export function sync({
   const cluster = observedNamed(request.related, 'EtcdCluster', CLUSTERS, spec.etcdCluster.name, namespace);
   const state = restoreStateOf(cluster);
   const mine = state !== undefined && state.uid === (parent.metadata.uid ?? parent.metadata.name);
-  // A source outside the namespace's own (issue 29.6): the cluster hook never restores from it; not final, so a
+  // A source outside the namespace's own: the cluster hook never restores from it; not final, so a
   // corrected spec can still act.
   const refused = restoreSourceProblem(parent, tenancyOf(settings));
   // The record of a restore lives here: once it succeeded or failed, it is final and never acts again (the

@@ -79,7 +79,7 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, Math.max(0,
 export function fitted(r: BackupResult, budget = RESULT_BYTES): BackupResult {
   const out: BackupResult = r.pruned ? { ...r, ...listedPruned(r) } : { ...r };
   if (jsonBytes(out) <= budget) return out;
-  for (const f of ['reason', 'pruneProblem', 'skipped'] as const) if (out[f] !== undefined) out[f] = clip(out[f]!, 300);
+  for (const f of ['reason', 'pruneProblem', 'skipped'] as const) if (out[f] !== undefined) out[f] = clip(out[f], 300);
   if (out.lineageBreak?.why !== undefined)
     out.lineageBreak = { ...out.lineageBreak, why: clip(out.lineageBreak.why, 120) };
   if (jsonBytes(out) > budget && out.pruned) out.pruned = [];

@@ -750,7 +750,7 @@ function succeededCondition(spec: Spec, status: Status, note = '') {
 }
 
 /**
- * A one-off backup is taken once (issue 30.3): once its snapshot of this destination (the store's endpoint, bucket
+ * A one-off backup is taken once: once its snapshot of this destination (the store's endpoint, bucket
  * and key) is recorded, nothing runs again: its Job is kept as it is while it is there, and not made again when it is
  * gone (a TTL, a clean-up). The same key in another bucket or another store is another snapshot, and a record of
  * another destination says nothing of this one: it is dropped (no snapshot claimed here). A record without its
@@ -773,7 +773,7 @@ function takenOnce(status: Status, spec: Spec, clusters: KubeObject[]): boolean 
 }
 
 /**
- * Whether the snapshot recorded is of the cluster the spec names (issue 30.3): the EtcdCluster recorded is the one
+ * Whether the snapshot recorded is of the cluster the spec names: the EtcdCluster recorded is the one
  * named (clusterName edited: another cluster), and the etcd cluster ID recorded is the one that EtcdCluster records
  * now (recreated under its name: another cluster). What is not recorded (a record made before) is not compared.
  */
@@ -922,7 +922,7 @@ function recordedResults(
 }
 
 /**
- * The source of the snapshot recorded (issue 30.3): the etcd cluster ID its result names (hex, as etcd gave it), and
+ * The source of the snapshot recorded: the etcd cluster ID its result names (hex, as etcd gave it), and
  * the EtcdCluster the Job that took it dialled (the client label of its pod template: a Job is never changed). A
  * result read while no Job says which cluster it dialled keeps the name recorded for the same key.
  */
@@ -944,7 +944,7 @@ function dialledCluster(job: KubeObject | undefined): string | undefined {
 }
 
 /**
- * What the backup may reach (issue 29.6) and, of it, the clusters proven the ones named (their IDs recorded, their
+ * What the backup may reach and, of it, the clusters proven the ones named (their IDs recorded, their
  * names their own): their endpoints and IDs; or why it runs nothing. Refused, it runs nothing (a CronJob made before
  * is dropped) and is looked at again only for a cluster not found; unproven, it waits.
  */
@@ -1072,7 +1072,7 @@ export function customize(request: CustomizeRequest, settings?: EtcdSettings): C
         request.parent ? parentLabelOf(settings, request.parent) : '',
         selectorLabels(APP, request.parent?.metadata.name ?? ''),
       ),
-      // The clusters a backup may dial are its namespace's own (issue 29.6); confined to it (a rule without a
+      // The clusters a backup may dial are its namespace's own; confined to it (a rule without a
       // namespace lists every namespace in v4.17: pkg/controller/common/customize/manager.go L665-683).
       { apiVersion: CLUSTERS, resource: 'etcdclusters', namespace: request.parent?.metadata.namespace ?? '' },
       // The namespace's EtcdRestores: a periodic backup never prunes the snapshot one under way restores

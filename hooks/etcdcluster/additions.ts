@@ -1,4 +1,4 @@
-// Additions that keep failing stop (issue 30, "the same kind" as a failed upgrade). A member added (a scale-up, or
+// Additions that keep failing stop (as a failed upgrade does). A member added (a scale-up, or
 // the replacement of a member lost) whose etcd keeps exiting or never starts is cancelled (plan.ts, rule 2); the
 // next sync would add another with the same spec, which fails the same way: a membership change every few seconds,
 // for ever. Each cancelled addition that failed is recorded; after MAX_FAILED_ADDITIONS no member is added until

@@ -1,4 +1,4 @@
-// Alarms that no member raised (issue 30): etcd keeps each alarm under the member ID that raised it, and a
+// Alarms that no member raised: etcd keeps each alarm under the member ID that raised it, and a
 // snapshot keeps the alarms active when it was taken. `etcdutl snapshot restore` (a restore) keeps them under the old
 // member's ID, which no restored member has: the restored cluster refuses every write ("mvcc: database space
 // exceeded") while its members serve and are Ready. So whenever a member reports an alarm (its /health says so), the
@@ -23,10 +23,10 @@ export interface Disarmed {
  */
 export async function disarmStrangers(c: Cluster, obs: Observed, client: EtcdClient): Promise<Disarmed | undefined> {
   if (!obs.etcd || !client.alarms || !client.alarmDisarm) return undefined;
-  const alarmed = obs.pods.map((p) => p.metadata.name!).filter((n) => obs.health[n]?.alarm);
+  const alarmed = obs.pods.map((p) => p.metadata.name).filter((n) => obs.health[n]?.alarm);
   if (alarmed.length === 0) return undefined;
   const answering = obs.pods
-    .map((p) => p.metadata.name!)
+    .map((p) => p.metadata.name)
     .filter((n) => obs.health[n]?.healthy === true || obs.health[n]?.alarm)
     .map((n) => clientURL(c, n));
   const members = new Set(obs.etcd.members.map((m) => m.id));

@@ -1,4 +1,4 @@
-// A bootstrap that keeps failing stops (issue 30, "the same kind" as failed additions). The first members of a new
+// A bootstrap that keeps failing stops (as failed additions do). The first members of a new
 // cluster are started together; when one fails before the cluster formed (its etcd exits at once: an image whose etcd
 // cannot start, a wrong command reached through spec.pod, members that crash before they answer), the bootstrap starts
 // over under new member names (plan/silent.ts restartBootstrap). Without a bound that is pods and claims made and

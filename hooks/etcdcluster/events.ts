@@ -103,7 +103,7 @@ export function memberEvent(
  * are read before the sync runs and compared with the answer after.
  */
 export function upgradeEvents(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[] {
-  const before = new Map(observed(request.children, 'Pod', 'v1').map((p) => [p.metadata.name!, memberImage(p)]));
+  const before = new Map(observed(request.children, 'Pod', 'v1').map((p) => [p.metadata.name, memberImage(p)]));
   return (response) => upgradesIn(before, response);
 }
 

@@ -139,7 +139,7 @@ export function podOfMember(c: Cluster, m: { name: string; peerURLs: string[] })
 }
 
 /**
- * The label only this cluster's member pods carry (issue 31: parents side by side). etcd-operator's labels
+ * The label only this cluster's member pods carry (parents side by side). etcd-operator's labels
  * (`app=etcd`, `etcd_cluster=<name>`) are not ownership: its leftovers, a Helm chart's etcd or a pod made by hand in
  * the namespace may carry them, and a Service selecting only those would send the cluster's clients and peers there
  * (and give such a pod a member's DNS name). Member pods carry this one too (a spec.pod.labels key under metaops.io
@@ -707,7 +707,7 @@ export function memberPod({
     // endpoint by name, and with ndots 5 a tenant's namespace `com` would answer `sts.amazonaws.com` first. Only
     // pods made from now on: a running member is kept as it was made (its DNS settings cannot change in place).
     dnsConfig: podDnsConfig(),
-    // The spec's image calls no Kubernetes API: no token of the namespace's default ServiceAccount (issue 29). Only
+    // The spec's image calls no Kubernetes API: no token of the namespace's default ServiceAccount. Only
     // pods made from now on, as dnsConfig: a running member is kept as it was made (the field cannot change in place).
     automountServiceAccountToken: false,
   };

@@ -10,6 +10,7 @@ import {
   isTerminating,
   type KubeObject,
   observed,
+  type ObservedObject,
   type ParentObject,
   typeKey,
 } from '../../lib/index.js';
@@ -129,8 +130,8 @@ export function memberWindow(
       .map((x) => x.n),
   );
   const ignored: Ignored = { pods: 0, claims: 0 };
-  const keep = (group: Record<string, KubeObject>, which: keyof Ignored, extra?: string) => {
-    const out: Record<string, KubeObject> = Object.create(null) as Record<string, KubeObject>;
+  const keep = (group: Record<string, ObservedObject>, which: keyof Ignored, extra?: string) => {
+    const out: Record<string, ObservedObject> = Object.create(null) as Record<string, ObservedObject>;
     for (const key of Object.keys(group)) {
       const n = group[key]?.metadata?.name;
       if (typeof n === 'string' && (kept.has(n) || n === extra)) out[key] = group[key]!;
@@ -200,7 +201,7 @@ export async function observe(
   const { list, answers } = await read(etcd, endpoints, accept);
   const obs: Observed = {
     pods,
-    terminating: all.filter(isTerminating).map((p) => p.metadata.name!),
+    terminating: all.filter(isTerminating).map((p) => p.metadata.name),
     health: Object.create(null) as Record<string, MemberHealth>,
     foreign: [],
     undialled: pods.length - dialled.length,
@@ -245,8 +246,8 @@ function listFailure(obs: Observed, c: Cluster, list: Listed, dialled: string[])
 function withClaims(obs: Observed, request: CompositeSyncRequest): Observed {
   if (request.children?.[typeKey('PersistentVolumeClaim', 'v1')]) {
     const claims = observed(request.children, 'PersistentVolumeClaim', 'v1');
-    obs.claims = claims.map((x) => x.metadata.name!);
-    obs.terminatingClaims = claims.filter(isTerminating).map((x) => x.metadata.name!);
+    obs.claims = claims.map((x) => x.metadata.name);
+    obs.terminatingClaims = claims.filter(isTerminating).map((x) => x.metadata.name);
   }
   return obs;
 }

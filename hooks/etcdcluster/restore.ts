@@ -1,4 +1,4 @@
-// A restore checks before it acts (issue 30.5). An EtcdRestore naming this cluster first gets a check pod
+// A restore checks before it acts. An EtcdRestore naming this cluster first gets a check pod
 // (`<cluster>-restore-check`): it fetches the snapshot with the restore's own S3 access (its awsSecret, bucket,
 // key, endpoint) and verifies it as etcd will (hooks/etcdcommon/snapshot.ts). Meanwhile the cluster runs as
 // always. Only a check that passed lets the plan drop the old members (Replacing); a check that failed, or that
@@ -647,7 +647,7 @@ export function waitingReason(pod: KubeObject): string {
   for (const list of [status.initContainerStatuses, status.containerStatuses]) {
     for (const c of (Array.isArray(list) ? list : []) as Array<ContainerState | null>) {
       const reason = c?.state?.waiting?.reason;
-      if (typeof reason === 'string' && reason) return sanitize(`${textOf(c!.name, '?')}: ${reason}`, 80);
+      if (typeof reason === 'string' && reason) return sanitize(`${textOf(c.name, '?')}: ${reason}`, 80);
     }
   }
   // A pod its node ended or refused says why in its reason (Evicted, OutOfcpu, UnexpectedAdmissionError).

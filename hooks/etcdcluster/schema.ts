@@ -398,7 +398,7 @@ export const EtcdClusterStatus = Type.Object(
             }),
           ),
         },
-        { description: 'An upgrade that failed on a member: halted, every member on `from` (issue 30.4).' },
+        { description: 'An upgrade that failed on a member: halted, every member on `from`.' },
       ),
     ),
     additionsFailed: Type.Optional(

@@ -172,7 +172,7 @@ function restoreOfPods(
   if (!r || !source) return undefined;
   return {
     uid,
-    name: r.metadata.name!,
+    name: r.metadata.name,
     source,
     ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
   };
@@ -284,7 +284,7 @@ function restoreOfStatus(
   if (record || !r || !uid || !source) return undefined;
   return {
     uid,
-    name: r.metadata.name!,
+    name: r.metadata.name,
     source,
     membersDropped: true,
     ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
@@ -324,8 +324,8 @@ export function failedRestore(request: CompositeSyncRequest): Observation['faile
   const status = r?.['status'] as { succeeded?: boolean; reason?: unknown } | undefined;
   if (!r || status?.succeeded !== false) return undefined;
   return {
-    uid: r.metadata.uid ?? r.metadata.name!,
-    name: r.metadata.name!,
+    uid: r.metadata.uid ?? r.metadata.name,
+    name: r.metadata.name,
     reason: sanitize(typeof status.reason === 'string' ? status.reason : 'the restore failed', 200),
     ...(r.metadata.creationTimestamp ? { created: r.metadata.creationTimestamp } : {}),
   };
@@ -364,7 +364,7 @@ export function pendingRestore(
         !isTerminating(r) && (r['spec'] as { etcdCluster?: { name?: string } } | undefined)?.etcdCluster?.name === name,
     )
     .filter((r) => typeof (r['status'] as { succeeded?: unknown } | undefined)?.succeeded !== 'boolean')
-    // Only from a source of the restore's own namespace (issue 29.6; hooks/etcdcommon/tenancy.ts).
+    // Only from a source of the restore's own namespace (hooks/etcdcommon/tenancy.ts).
     .filter((r) => restoreSourceProblem(r, policy) === undefined)
     // Not older than the cluster (within RESTORE_SLACK_SECONDS: one `kubectl apply` of both may stamp the
     // restore a second earlier): a restore made for a cluster since deleted never acts on its successor.
@@ -406,8 +406,8 @@ export function pendingRestore(
   const s3 = (r?.['spec'] as { s3?: RestoreSource['s3'] } | undefined)?.s3;
   if (!r || !s3?.path) return undefined;
   const found: NonNullable<Observation['restore']> = {
-    uid: r.metadata.uid ?? r.metadata.name!,
-    name: r.metadata.name!,
+    uid: r.metadata.uid ?? r.metadata.name,
+    name: r.metadata.name,
     source: { s3, image },
   };
   if (r.metadata.creationTimestamp) found.created = r.metadata.creationTimestamp;
@@ -438,7 +438,7 @@ export function served(request: CompositeSyncRequest, obs: Observation): string 
       const volumeName = (c['spec'] as { volumeName?: unknown } | undefined)?.volumeName;
       return phase === 'Bound' || (typeof volumeName === 'string' && volumeName !== '');
     })
-    .map((c) => c.metadata.name!)
+    .map((c) => c.metadata.name)
     .sort();
   if (bound.length === 0) return undefined;
   return `its member claim ${bound[0]} is bound${bound.length > 1 ? ` (and ${bound.length - 1} more)` : ''}`;
@@ -633,8 +633,8 @@ async function dialled(
   // A change goes only through members that proved, in this sync, to be this cluster's and healthy (observe.ts):
   // their addresses were looked up once, so the change reaches the member that answered.
   const endpoints = obs.pods
-    .filter((p) => obs.health[p.metadata.name!]?.healthy === true)
-    .map((p) => clientURL(c, p.metadata.name!));
+    .filter((p) => obs.health[p.metadata.name]?.healthy === true)
+    .map((p) => clientURL(c, p.metadata.name));
 
   let answer: Decision = decision;
   let failure: string | undefined;
@@ -810,7 +810,7 @@ function claimClassOf(spec: EtcdClusterSpec): unknown {
 function makesNewClaims(request: CompositeSyncRequest, spec: EtcdClusterSpec, d: Decision): boolean {
   if (!spec.pod?.persistentVolumeClaimSpec) return false;
   const live = liveClaims(request);
-  const pods = new Set(observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!));
+  const pods = new Set(observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name));
   return d.pods.some((p) => !pods.has(p.metadata.name!) && (live === undefined || !live.has(p.metadata.name!)));
 }
 
@@ -936,7 +936,7 @@ function liveClaims(request: CompositeSyncRequest): Set<string> | undefined {
   return new Set(
     observed(request.children, 'PersistentVolumeClaim', 'v1')
       .filter((x) => !isTerminating(x))
-      .map((x) => x.metadata.name!),
+      .map((x) => x.metadata.name),
   );
 }
 
@@ -1001,7 +1001,7 @@ function childrenOf(
     // would run on that owner's volume (a restore's member would clear it: etcdcommon/snapshot.ts placeRestored).
     // The claim is answered now, the pod at the next sync (the claim's create brings it); a claim another owner holds
     // never becomes the cluster's, and a member that never started on it is removed (plan/members.ts cancelAddition).
-    const seen = new Set(observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!));
+    const seen = new Set(observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name));
     const withheld = new Set(
       pods
         .map((p) => p.metadata.name!)
@@ -1154,7 +1154,7 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
   conditions.push(
     podsCreated(
       request.parent,
-      observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name!),
+      observed(request.children, 'Pod', 'v1').map((p) => p.metadata.name),
       d.pods.map((p) => p.metadata.name!),
       now,
     ),

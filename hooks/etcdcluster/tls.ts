@@ -94,13 +94,13 @@ export function checkSecret(
     return { problem: `${where}: ${keys.ca} is not a PEM certificate` };
   }
   try {
-    cert = new X509Certificate(files.cert!);
+    cert = new X509Certificate(files.cert);
   } catch {
     return { problem: `${where}: ${keys.cert} is not a PEM certificate` };
   }
   let key: KeyObject;
   try {
-    key = createPrivateKey(files.key!);
+    key = createPrivateKey(files.key);
   } catch {
     return { problem: `${where}: ${keys.key} is not a PEM private key` };
   }

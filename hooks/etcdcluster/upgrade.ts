@@ -1,4 +1,4 @@
-// A failed upgrade stops (issue 30.4). The hook upgrades one member at a time by changing its pod's image in place;
+// A failed upgrade stops. The hook upgrades one member at a time by changing its pod's image in place;
 // a member that then fails on the new version (its etcd keeps exiting or its image keeps being refused for
 // UPGRADE_FAIL_SECONDS, its image name can never be pulled, or it stays unhealthy past UPGRADE_MEMBER_SECONDS) marks
 // the upgrade failed: the member gets the image of the version the

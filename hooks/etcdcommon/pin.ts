@@ -53,7 +53,7 @@ export function checkedSourceOf(value: unknown): CheckedSource | undefined {
   const s3 = value as Record<string, unknown> | null | undefined;
   const path = s3?.['path'];
   if (typeof path !== 'string' || !path || path.length > 1088) return undefined;
-  const { awsSecret, endpoint, forcePathStyle } = s3!;
+  const { awsSecret, endpoint, forcePathStyle } = s3;
   if (![awsSecret, endpoint].every((v) => v === undefined || typeof v === 'string')) return undefined;
   if (forcePathStyle !== undefined && typeof forcePathStyle !== 'boolean') return undefined;
   return {

@@ -1,4 +1,4 @@
-// The check a restore makes before any member is dropped (issue 30.5): the snapshot is fetched with the restore's
+// The check a restore makes before any member is dropped: the snapshot is fetched with the restore's
 // own credentials, bucket and key, read whole and verified as etcd verifies it when it restores one (an etcd
 // snapshot ends with the sha256 of what comes before: etcdutl snapshot restore refuses one whose hash does not
 // match). `metaops etcd-restore-check` runs it in a pod of the EtcdCluster (hooks/etcdcluster/restore.ts), with

@@ -1,4 +1,4 @@
-// Where an EtcdBackup or EtcdRestore of a namespace may reach (issue 29.6): the author of either is a tenant, and
+// Where an EtcdBackup or EtcdRestore of a namespace may reach: the author of either is a tenant, and
 // the backup Job and the restore's init step run with what the spec names. So:
 //   - the snapshot's key lives under the namespace's own prefix (`<bucket>/<namespace>/...`): no tenant writes,
 //     prunes or restores another's snapshots in a shared bucket;

@@ -731,7 +731,7 @@ function volumeClaims(request: CompositeSyncRequest, n: Names, mine = true): Kub
       // Stryker disable next-line ConditionalExpression: any other value has no metadata: dropped next
       typeof c === 'object' &&
       c.metadata &&
-      wanted.has(c.metadata.name!) &&
+      wanted.has(c.metadata.name) &&
       !isTerminating(c) &&
       (mine ? volumeOurs(request, n, c) : labelledAsOurs(name, c)),
   );

@@ -209,7 +209,7 @@ function toolsOf(related: ObjectMap | null | undefined, namespace: string, polic
     if (isTerminating(tool) || (tool.metadata.namespace ?? 'default') !== namespace || refusedNow(policy, tool))
       continue;
     const parsed = parser.parse(tool['spec']);
-    if (parsed.ok) out.push({ name: tool.metadata.name!, uid: tool.metadata.uid, spec: parsed.spec });
+    if (parsed.ok) out.push({ name: tool.metadata.name, uid: tool.metadata.uid, spec: parsed.spec });
   }
   return out;
 }

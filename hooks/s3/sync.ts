@@ -557,7 +557,7 @@ function otherSecrets(request: CompositeSyncRequest, wanted: string): KubeObject
         typeof c.metadata?.name === 'string' &&
         c.metadata.name !== wanted,
     )
-    .sort((a, b) => (a.metadata.name! < b.metadata.name! ? -1 : 1));
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : 1));
 }
 
 /**

@@ -189,67 +189,61 @@ t.test('a failed backup reason reaches the status without an AWS account or IAM 
   t.notMatch(text, /123456789012|210987654321|AROA3|node-role/, 'no account, role or unique ID anywhere in the status');
 });
 
-t.test(
-  'prune keeps the newest backups by date and never the one just written, whatever the revisions (attack 4)',
-  async (t) => {
-    const { FakeS3, fakeGateway } = await import('../fixtures/fake-s3.js');
-    const s3 = new FakeS3(['b']);
-    const state = { revision: 9500, clusterId: '77' };
-    const gw = await fakeGateway(t, state);
-    const at = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
-    const backup = (h: number, max = 2) =>
-      runBackup({
-        endpoints: [gw.url],
-        path: 'b/ns/snap',
-        periodic: true,
-        maxBackups: max,
-        timeoutMs: 2000,
-        s3: s3.client,
-        now: () => at(h),
-        backup: { uid: 'u', name: 'ns/nightly' },
-      });
-    await backup(0);
-    state.revision = 10000;
-    await backup(1);
-    s3.put('b', 'ns/other_v1_2026-01-01T00-00-00Z');
-    s3.put('b', 'ns/snap.db');
-    // The cluster was restored from an older snapshot (new members: a new cluster ID): its revisions start lower
-    // than the stored backups'. Each snapshot survives the run that wrote it; the older lineage is kept whole.
-    state.clusterId = '78';
-    for (const [rev, hour] of [
-      [9001, 2],
-      [9050, 3],
-      [9300, 4],
-    ] as const) {
-      state.revision = rev;
-      const r = await backup(hour);
-      t.ok(s3.objects.has(`b/${r.key}`), `${r.key} survives the run that wrote it`);
-    }
-    t.same(
-      s3.keys('b', 'ns/snap_v'),
-      [
-        'ns/snap_v10000_2026-01-01T01-00-00Z',
-        'ns/snap_v9050_2026-01-01T03-00-00Z',
-        'ns/snap_v9300_2026-01-01T04-00-00Z',
-        'ns/snap_v9500_2026-01-01T00-00-00Z',
-      ],
-      'the two newest of the new lineage by date, and the whole lineage before the restore',
-    );
-    t.ok(
-      s3.objects.has('b/ns/other_v1_2026-01-01T00-00-00Z') && s3.objects.has('b/ns/snap.db'),
-      'other keys untouched',
-    );
-    // maxBackups 1: only the one just written stays of its lineage.
-    state.revision = 1;
-    state.clusterId = '78';
-    const r = await backup(5, 1);
-    t.same(r.pruned, [], 'a revision gone back begins a new lineage: nothing pruned over it');
-    state.revision = 2;
-    t.same((await backup(6, 1)).pruned, ['ns/snap_v1_2026-01-01T05-00-00Z']);
-  },
-);
+t.test('prune keeps the newest backups by date and never the one just written, whatever the revisions', async (t) => {
+  const { FakeS3, fakeGateway } = await import('../fixtures/fake-s3.js');
+  const s3 = new FakeS3(['b']);
+  const state = { revision: 9500, clusterId: '77' };
+  const gw = await fakeGateway(t, state);
+  const at = (h: number) => new Date(Date.UTC(2026, 0, 1, h));
+  const backup = (h: number, max = 2) =>
+    runBackup({
+      endpoints: [gw.url],
+      path: 'b/ns/snap',
+      periodic: true,
+      maxBackups: max,
+      timeoutMs: 2000,
+      s3: s3.client,
+      now: () => at(h),
+      backup: { uid: 'u', name: 'ns/nightly' },
+    });
+  await backup(0);
+  state.revision = 10000;
+  await backup(1);
+  s3.put('b', 'ns/other_v1_2026-01-01T00-00-00Z');
+  s3.put('b', 'ns/snap.db');
+  // The cluster was restored from an older snapshot (new members: a new cluster ID): its revisions start lower
+  // than the stored backups'. Each snapshot survives the run that wrote it; the older lineage is kept whole.
+  state.clusterId = '78';
+  for (const [rev, hour] of [
+    [9001, 2],
+    [9050, 3],
+    [9300, 4],
+  ] as const) {
+    state.revision = rev;
+    const r = await backup(hour);
+    t.ok(s3.objects.has(`b/${r.key}`), `${r.key} survives the run that wrote it`);
+  }
+  t.same(
+    s3.keys('b', 'ns/snap_v'),
+    [
+      'ns/snap_v10000_2026-01-01T01-00-00Z',
+      'ns/snap_v9050_2026-01-01T03-00-00Z',
+      'ns/snap_v9300_2026-01-01T04-00-00Z',
+      'ns/snap_v9500_2026-01-01T00-00-00Z',
+    ],
+    'the two newest of the new lineage by date, and the whole lineage before the restore',
+  );
+  t.ok(s3.objects.has('b/ns/other_v1_2026-01-01T00-00-00Z') && s3.objects.has('b/ns/snap.db'), 'other keys untouched');
+  // maxBackups 1: only the one just written stays of its lineage.
+  state.revision = 1;
+  state.clusterId = '78';
+  const r = await backup(5, 1);
+  t.same(r.pruned, [], 'a revision gone back begins a new lineage: nothing pruned over it');
+  state.revision = 2;
+  t.same((await backup(6, 1)).pruned, ['ns/snap_v1_2026-01-01T05-00-00Z']);
+});
 
-t.test('prune leaves other keys that share the prefix alone (attack 2.7)', async (t) => {
+t.test('prune leaves other keys that share the prefix alone', async (t) => {
   const { FakeS3, fakeGateway, fakeKvHash } = await import('../fixtures/fake-s3.js');
   const { META } = await import('../../hooks/etcdbackup/lineage.js');
   const s3 = new FakeS3(['b']);

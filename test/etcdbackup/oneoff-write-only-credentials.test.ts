@@ -1,4 +1,4 @@
-// Attack (issue 30.3 fix, "a one-off backup never overwrites"): backup credentials are often write-only (PutObject
+// A one-off backup never overwrites: backup credentials are often write-only (PutObject
 // and multipart only, no GetObject or ListBucket: an append-only key a compromised cluster cannot read backups or
 // delete them with). The write is conditional (If-None-Match: *), which alone keeps the promise that no snapshot is
 // overwritten; yet a one-off backup first HEADs the key, and when S3 answers 403 to that it fails without writing,

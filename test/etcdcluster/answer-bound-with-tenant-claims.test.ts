@@ -36,7 +36,7 @@ const claims = (n: number) =>
 t.test(
   "claims a tenant made under its cluster's member names make no answer beyond the kind's budget, nor more members than the cluster has",
   async (t) => {
-    const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => etcd } });
+    const app = testApp({ auth: { bearer: TOKEN }, clients: { etcdcluster: { etcd: () => etcd } } });
     t.teardown(() => app.close());
     const storage = {
       persistentVolumeClaimSpec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },

@@ -1,4 +1,4 @@
-// Attack (a-tenant35): a bootstrap that keeps failing stops after 3 starts (bootstraps.ts), so a tenant's image that
+// A bootstrap that keeps failing stops after 3 starts (bootstraps.ts), so a tenant's image that
 // cannot run does not make pods forever. A member pod that ends with a `status.reason` is read as ended by its node
 // (pods.ts endedByNode) and never counted, whatever the reason says. But the kubelet evicts a pod with reason Evicted
 // also for what the pod itself does: its container over its own ephemeral-storage limit (spec.pod.resources.limits,

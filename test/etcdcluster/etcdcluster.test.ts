@@ -5,7 +5,7 @@ import { clusterOf, memberPod, peerURL } from '../../hooks/etcdcluster/members.j
 import { decide, supportsLearners, type Observation } from '../../hooks/etcdcluster/plan.js';
 import { finalize } from '../../hooks/etcdcluster/sync.js';
 import { etcdSync as sync } from '../fixtures/hooks.js';
-import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type { KubeObject, ObservedObject, ParentObject } from '../../lib/metacontroller.js';
 import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
 import { etcdClusterId, upAs } from '../fixtures/etcd.js';
 
@@ -22,7 +22,7 @@ function parent(spec: Record<string, unknown>, status?: Record<string, unknown>)
 const spec = (s: Record<string, unknown>) =>
   ({ repository: 'quay.io/coreos/etcd', paused: false, version: '3.5.0', ...s }) as any;
 const c = clusterOf(parent({}), spec({}));
-const pod = (i: number, phase = 'Running', version = '3.5.0'): KubeObject =>
+const pod = (i: number, phase = 'Running', version = '3.5.0'): ObservedObject =>
   asObserved(
     memberPod({ parent: parent({}), spec: spec({ version }), name: `e-${i}`, initialCluster: '', state: 'existing' }),
     { phase },

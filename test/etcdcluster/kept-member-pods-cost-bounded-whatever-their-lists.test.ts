@@ -49,7 +49,7 @@ function pod(i: number): KubeObject {
 t.test(
   "a tenant's children, whatever lists they and their last-applied annotations hold, do not hold another tenant's syncs",
   async (t) => {
-    const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => unreachableEtcd } });
+    const app = testApp({ auth: { bearer: TOKEN }, clients: { etcdcluster: { etcd: () => unreachableEtcd } } });
     t.teardown(() => app.close());
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const body = JSON.stringify({

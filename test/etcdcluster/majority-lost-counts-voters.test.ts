@@ -1,4 +1,4 @@
-// Attack (issue 30.1 fix, MajorityLost): "a majority of members lost" must count voting members. While a scale-up's
+// MajorityLost: "a majority of members lost" must count voting members. While a scale-up's
 // learner is still catching up, the learner and one voting member are lost (no storage) and the hook cannot reach
 // etcd for a moment: two of the three voters remain, quorum comes back by itself, yet the branch that runs without
 // etcd's answer counts the learner as a member and says Failed/MajorityLost ("quorum cannot come back; restore from a

@@ -1,4 +1,4 @@
-// Attack (issue 30.1 fix: MajorityLost): a majority of members lost with their data (no storage), etcd answers
+// MajorityLost: a majority of members lost with their data (no storage), etcd answers
 // nothing, and Metacontroller then sends the EtcdCluster without its status. Nothing may be bootstrapped beside the
 // survivor (an empty cluster that looks healthy over the lost data), and the loss stays told as MajorityLost.
 import t from 'tap';

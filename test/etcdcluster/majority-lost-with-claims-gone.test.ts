@@ -1,4 +1,4 @@
-// Attack (issue 30.1 fix, MajorityLost "a majority of members lost with their data"): with storage, a member's data
+// MajorityLost, "a majority of members lost with their data": with storage, a member's data
 // is its claim. When a majority of members lose both pod and claim (a namespace cleanup, `kubectl delete pvc,pod -l
 // etcd_cluster=e`, volumes gone with their zone), their data is gone as surely as an emptyDir's: quorum cannot come
 // back. plan.ts's lostForGood returns nothing whenever storage is set: the status says QuorumLost "no membership

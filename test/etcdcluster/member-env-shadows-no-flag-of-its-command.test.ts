@@ -1,4 +1,4 @@
-// Attack (issue 30, "members restart in place" / "a dependency that half-works"): etcd refuses to start when a variable
+// Members restart in place, and a dependency that half-works is said: etcd refuses to start when a variable
 // of its environment names a flag its command line also sets ("conflicting environment variable is shadowed by
 // corresponding command-line flag", fatal, seen with etcd 3.6.9 and 3.5.21). spec.pod.etcdEnv is accepted with any
 // name, and the hook sets its own flags on every member's command, among them --listen-metrics-urls, new with the

@@ -47,7 +47,11 @@ t.test("a sync without room in its namespace's share is answered 429 at once, no
     tenants,
     resolve: (url) => `http://127.0.0.1:${members.port}${new URL(url).pathname}`,
   });
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => client } });
+  const app = testApp({
+    auth: { bearer: TOKEN },
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => client } },
+  });
   t.teardown(() => app.close());
   const sync = () =>
     app.inject({

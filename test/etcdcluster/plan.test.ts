@@ -14,14 +14,14 @@ import {
   type Decision,
   type Observation,
 } from '../../hooks/etcdcluster/plan.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
+import type { KubeObject, ObservedObject } from '../../lib/metacontroller.js';
 import { down, etcdCluster, etcdMember, etcdParent, etcdPod, etcdSpec, up } from '../fixtures/etcd.js';
 import { asObserved, FIXED_NOW } from '../fixtures/requests.js';
 
 const parent = etcdParent;
 const spec = etcdSpec;
 const c = etcdCluster;
-const pod = (i: number, phase = 'Running', version = '3.5.0'): KubeObject => etcdPod(i, { phase }, { version });
+const pod = (i: number, phase = 'Running', version = '3.5.0'): ObservedObject => etcdPod(i, { phase }, { version });
 const member = etcdMember;
 const names = (pods: KubeObject[]) => pods.map((p) => p.metadata.name).sort();
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
@@ -120,7 +120,7 @@ t.test('quorum counts voting members only: a learner neither helps nor hurts it'
  */
 class Loop {
   members: EtcdMember[];
-  pods: KubeObject[];
+  pods: ObservedObject[];
   status: Record<string, unknown> = { phase: 'Running' };
   healthy: (pod: string) => boolean = () => true;
   actions: string[] = [];

@@ -1,4 +1,4 @@
-// Attack (issue 30.5, "a restore checks before it destroys"): an EtcdRestore whose snapshot passed its check has
+// A restore checks before it destroys: an EtcdRestore whose snapshot passed its check has
 // dropped the live members (phase Replacing: their pods are going) when the EtcdRestore is deleted (the user
 // cancels, a `kubectl delete -f` of the manifest that made it, a clean-up). The old data is already gone; the only
 // data left is the checked snapshot. The hook ends the restore Failed "the EtcdRestore was deleted before the

@@ -1,4 +1,4 @@
-// Attack (issue 30.5 fix: "no empty cluster is bootstrapped beside a failed restore", status.restore.noMembers): a
+// No empty cluster is bootstrapped beside a failed restore (status.restore.noMembers): a
 // restore failed after it dropped the old members (its EtcdRestore says succeeded: false), and Metacontroller then
 // sends the EtcdCluster without its status. The record of the failure is still in Kubernetes (the EtcdRestore's
 // status), yet nothing in the observed state may turn into a fresh, empty cluster that reports Available over the

@@ -1,5 +1,5 @@
-// Attack (issue 30.5, "a restore checks before it destroys"; the guide: "deletion happens only on an explicit,
-// recorded decision"): an EtcdRestore restored the cluster; its restored members serve (Available, 3 of 3) and take
+// A restore checks before it destroys, and deletion happens only on an explicit, recorded decision: an
+// EtcdRestore restored the cluster; its restored members serve (Available, 3 of 3) and take
 // writes. The EtcdRestore's own status does not say succeeded yet (its controller lags, is restarted, or its status
 // was lost too: a namespace restored from a Kubernetes backup comes back without status). Then Metacontroller sends
 // the EtcdCluster without its status. The observed state says the members serving ARE that restore's result (their

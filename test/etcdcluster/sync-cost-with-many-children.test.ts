@@ -38,7 +38,7 @@ const pods = (n: number): Record<string, KubeObject> =>
 t.test(
   "a tenant's pods carrying its cluster's selector do not hold another tenant's syncs past Metacontroller's timeout",
   async (t) => {
-    const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => etcd } });
+    const app = testApp({ auth: { bearer: TOKEN }, clients: { etcdcluster: { etcd: () => etcd } } });
     t.teardown(() => app.close());
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const body = JSON.stringify({

@@ -59,7 +59,11 @@ t.test("a namespace's EtcdCluster sync dials at once while six namespaces' silen
       return `http://127.0.0.1:${port}${u.pathname}`;
     },
   });
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => client } });
+  const app = testApp({
+    auth: { bearer: TOKEN },
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => client } },
+  });
   t.teardown(() => app.close());
   const sync = (payload: string) =>
     app.inject({

@@ -46,7 +46,7 @@ t.test(
     const TOKEN = 'tls-secret-check-token-0123456789';
     const app = testApp({
       auth: { bearer: TOKEN },
-      deps: { etcdClient: () => new HttpEtcdClient({ resolve: () => 'http://127.0.0.1:1/' }) },
+      clients: { etcdcluster: { etcd: () => new HttpEtcdClient({ resolve: () => 'http://127.0.0.1:1/' }) } },
     });
     t.teardown(() => app.close());
     const base = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,4 +1,4 @@
-// Attack (issue 30.4 fix, upgrade.ts detectFailure): a member upgraded in place whose pod is then evicted (node
+// upgrade.ts detectFailure: a member upgraded in place whose pod is then evicted (node
 // pressure, a drain: phase Failed, reason Evicted) never ran the new version's etcd to a verdict; its pod is gone for
 // reasons of the node, not the version. crashLooping() counts every Failed pod as "its etcd exited", so the upgrade
 // is marked failed (blaming 3.5.1), halted for as long as spec.version asks for 3.5.1, and the only way on is to edit

@@ -1,4 +1,4 @@
-// Attack (issue 30.4): an upgrade that failed stops, and stays stopped when Metacontroller sends the EtcdCluster
+// An upgrade that failed stops, and stays stopped when Metacontroller sends the EtcdCluster
 // without its status (status lost) while spec.version still asks for the version that failed. Each answer fed back
 // as the next observed state (test/fixtures/etcd-loop.ts).
 import t from 'tap';

@@ -1,4 +1,4 @@
-// Attack (issue 30.4 fix, upgrade.ts): "a member that fails on the new version (its etcd keeps exiting, its image
+// upgrade.ts: "a member that fails on the new version (its etcd keeps exiting, its image
 // cannot be pulled, or it stays unhealthy past UPGRADE_MEMBER_SECONDS) marks the upgrade failed". In a cluster of
 // one or two members, the member being upgraded is needed for quorum: while it is down quorum is lost, plan.ts
 // stops every member's unhealthy clock, and an etcd that starts on the new version but never serves (it hangs

@@ -1,4 +1,4 @@
-// Attack (issue 30.4, "an upgrade that fails stops"): the last member is upgraded in place and its pod is lost at
+// An upgrade that fails stops: the last member is upgraded in place and its pod is lost at
 // that moment (node gone, no storage), so the upgrade record (etcd.metaops.io/upgraded-from) goes with it. The
 // replacement member is made on the target version, where etcd exits at every start. The two upgraded members
 // serve the target, so no failed upgrade is seen: the replacement is cancelled and added again, over and over,

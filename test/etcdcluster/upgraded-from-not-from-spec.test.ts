@@ -1,4 +1,4 @@
-// Attack (issue 30.4): the upgrade record on member pods (etcd.metaops.io/upgraded-from) is the hook's own. A
+// The upgrade record on member pods (etcd.metaops.io/upgraded-from) is the hook's own. A
 // spec.pod.annotations entry of that name is copied into every member pod; a member that then crashes on the version
 // the cluster runs (an OOM kill, no upgrade under way) is taken as a failed upgrade and "rolled back" to the version
 // the annotation names: a downgrade etcd refuses (spec.version 3.4.0 would be UpgradeRefused), made by the hook.

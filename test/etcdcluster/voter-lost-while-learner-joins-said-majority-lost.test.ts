@@ -1,4 +1,4 @@
-// Attack (issue 30.1, "status says QuorumLost forever"; "Available tells the truth"): a cluster of three without
+// Available tells the truth, and QuorumLost is not said forever: a cluster of three without
 // storage loses one member's pod (its node gone): the hook removes that member and adds its replacement as a
 // learner. Before the learner is promoted (it catches up; up to 10 minutes before it is cancelled), a second member's
 // pod is lost the same way (a second node of a failing rack or zone). etcd now has two voters, one of them gone for

@@ -227,7 +227,7 @@ t.test('health: a member that answers 503 with the NOSPACE alarm is reported wit
   t.same(h, { healthy: false, version: '3.5.17', leader: '7', alarm: 'NOSPACE' });
 });
 
-t.test('a learner refusing the member list does not fail the read while a voter answers (attack 7)', async (t) => {
+t.test('a learner refusing the member list does not fail the read while a voter answers', async (t) => {
   const serve = async (handler: (url: string, res: import('node:http').ServerResponse) => void) => {
     const server: Server = createServer((req, res) => {
       req.resume();

@@ -51,7 +51,11 @@ t.test(
       timeoutMs: 1500,
       resolve: (url) => `http://127.0.0.1:${etcd.port}${new URL(url).pathname}`,
     });
-    const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => client } });
+    const app = testApp({
+      auth: { bearer: TOKEN },
+      services: { now: () => FIXED_NOW },
+      clients: { etcdcluster: { etcd: () => client } },
+    });
     t.teardown(() => app.close());
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const body = JSON.stringify(syncBody('e', pods(3000)));
@@ -103,7 +107,11 @@ t.test('syncs at once share the server’s cap on calls in flight', async (t) =>
     limiter,
     resolve: (url) => `http://127.0.0.1:${etcd.port}${new URL(url).pathname}`,
   });
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => client } });
+  const app = testApp({
+    auth: { bearer: TOKEN },
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => client } },
+  });
   t.teardown(() => app.close());
   const answers = await Promise.all(
     Array.from({ length: 6 }, (_, i) =>

@@ -105,62 +105,58 @@ t.test(
   },
 );
 
-t.test(
-  'tenant B’s etcd answering at tenant A’s member names: nothing removed, added or read (issue 29.1)',
-  async (t) => {
-    // B's cluster `e` in namespace `other`, three members, answers at A's addresses (a DNS name that resolves
-    // anywhere, a Service or EndpointSlice of A's pointing at B's pods).
-    const b = new FakeEtcd('e');
-    b.clusterId = etcdClusterId(3, 'e', 'other');
-    const bc = { ...clusterOf(etcdParent({}), etcdSpec({})), namespace: 'other' };
-    b.members = [0, 1, 2].map((i) => ({
-      id: String(7001 + i),
-      name: `e-${i}`,
-      peerURLs: [peerURL(bc, `e-${i}`)],
-      clientURLs: [],
-      isLearner: false,
-    }));
-    for (let i = 0; i < 12; i++) b.up.add(`e-${i}`);
-    // A bootstraps e-0..e-2 while every address of A's answers as B: it stays Creating, nothing read.
-    const a = new Loop({ size: 3 }, b);
-    for (let i = 0; i < 3; i++) {
-      const res = await a.step();
-      t.equal(a.s().phase, 'Creating');
-      t.notOk(
-        a.s().memberList.some((m: any) => m.id || m.healthy),
-        'no member of B is listed as A’s: A’s own pods, with no ID, not healthy',
-      );
-      t.same(b.calls, []);
-      if (i > 0) t.match(condition(res, 'Synced'), { reason: 'ForeignMember', message: /e-0, e-1, e-2/ });
-    }
-    // A ran (its own members, its own cluster ID), then its addresses answer as B's, as the issue's attack had it.
-    a.status = {
-      phase: 'Running',
-      lastMemberIndex: 2,
-      clusterID: etcdClusterId(3),
-      memberList: [0, 1, 2].map((i) => ({ name: `e-${i}`, id: String(1 + i), healthy: true })),
-    };
-    for (const size of [1, 5, 3]) {
-      a.spec = { ...a.spec, size };
-      for (let i = 0; i < 4; i++) {
-        const res = await a.step();
-        t.same(b.calls, [], `size ${size}, sync ${i + 1}: no member of B removed, added or promoted`);
-        const text = JSON.stringify(res.status);
-        for (const id of ['7001', '7002', '7003'])
-          t.notOk(text.includes(id), `B's member ID ${id} is not in A's status`);
-        t.notOk((res.status as any).leader, "no leader of B's reported");
-        t.equal((res.status as any).clusterID, etcdClusterId(3), "A's cluster ID stays; B's is not recorded");
-        t.equal((res.status as any).reason, 'QuorumLost', 'no member of A’s own answers');
-        t.match(condition(res, 'Synced'), { status: 'False', reason: 'ForeignMember', message: /e-0, e-1, e-2/ });
-      }
-    }
-    t.same(
-      b.members.map((m) => m.id),
-      ['7001', '7002', '7003'],
-      "B's membership as it was",
+t.test('tenant B’s etcd answering at tenant A’s member names: nothing removed, added or read', async (t) => {
+  // B's cluster `e` in namespace `other`, three members, answers at A's addresses (a DNS name that resolves
+  // anywhere, a Service or EndpointSlice of A's pointing at B's pods).
+  const b = new FakeEtcd('e');
+  b.clusterId = etcdClusterId(3, 'e', 'other');
+  const bc = { ...clusterOf(etcdParent({}), etcdSpec({})), namespace: 'other' };
+  b.members = [0, 1, 2].map((i) => ({
+    id: String(7001 + i),
+    name: `e-${i}`,
+    peerURLs: [peerURL(bc, `e-${i}`)],
+    clientURLs: [],
+    isLearner: false,
+  }));
+  for (let i = 0; i < 12; i++) b.up.add(`e-${i}`);
+  // A bootstraps e-0..e-2 while every address of A's answers as B: it stays Creating, nothing read.
+  const a = new Loop({ size: 3 }, b);
+  for (let i = 0; i < 3; i++) {
+    const res = await a.step();
+    t.equal(a.s().phase, 'Creating');
+    t.notOk(
+      a.s().memberList.some((m: any) => m.id || m.healthy),
+      'no member of B is listed as A’s: A’s own pods, with no ID, not healthy',
     );
-  },
-);
+    t.same(b.calls, []);
+    if (i > 0) t.match(condition(res, 'Synced'), { reason: 'ForeignMember', message: /e-0, e-1, e-2/ });
+  }
+  // A ran (its own members, its own cluster ID), then its addresses answer as B's, as the issue's attack had it.
+  a.status = {
+    phase: 'Running',
+    lastMemberIndex: 2,
+    clusterID: etcdClusterId(3),
+    memberList: [0, 1, 2].map((i) => ({ name: `e-${i}`, id: String(1 + i), healthy: true })),
+  };
+  for (const size of [1, 5, 3]) {
+    a.spec = { ...a.spec, size };
+    for (let i = 0; i < 4; i++) {
+      const res = await a.step();
+      t.same(b.calls, [], `size ${size}, sync ${i + 1}: no member of B removed, added or promoted`);
+      const text = JSON.stringify(res.status);
+      for (const id of ['7001', '7002', '7003']) t.notOk(text.includes(id), `B's member ID ${id} is not in A's status`);
+      t.notOk((res.status as any).leader, "no leader of B's reported");
+      t.equal((res.status as any).clusterID, etcdClusterId(3), "A's cluster ID stays; B's is not recorded");
+      t.equal((res.status as any).reason, 'QuorumLost', 'no member of A’s own answers');
+      t.match(condition(res, 'Synced'), { status: 'False', reason: 'ForeignMember', message: /e-0, e-1, e-2/ });
+    }
+  }
+  t.same(
+    b.members.map((m) => m.id),
+    ['7001', '7002', '7003'],
+    "B's membership as it was",
+  );
+});
 
 t.test('one of A’s pods answering as B’s member: unhealthy, never a way in for a change', async (t) => {
   const loop = await running({ size: 3 });

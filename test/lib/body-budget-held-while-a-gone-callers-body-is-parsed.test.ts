@@ -17,7 +17,11 @@ const TOKEN = 'body-budget-gone-caller-token-0123456789abcdef';
 
 t.test("a body's bytes stay counted in the budget while it is parsed, even once its caller has gone", async (t) => {
   const budget = serverBudget();
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => silentEtcd }, bodyBudget: budget });
+  const app = testApp({
+    auth: { bearer: TOKEN },
+    clients: { etcdcluster: { etcd: () => silentEtcd } },
+    bodyBudget: budget,
+  });
   t.teardown(() => app.close());
   const base = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
   const body = largeSync();
@@ -77,7 +81,11 @@ t.test("a body's bytes stay counted in the budget while it is parsed, even once 
 t.test('callers that go while their bodies are parsed put no more bodies in hand than the budget holds', async (t) => {
   // One large sync takes the whole budget (8 MiB; its reserve is for small requests only): one in hand at a time.
   const budget = serverBudget();
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => silentEtcd }, bodyBudget: budget });
+  const app = testApp({
+    auth: { bearer: TOKEN },
+    clients: { etcdcluster: { etcd: () => silentEtcd } },
+    bodyBudget: budget,
+  });
   t.teardown(() => app.close());
   const base = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
   // Five of A's syncs, each told apart by the last character of its labels' keys (the same size).

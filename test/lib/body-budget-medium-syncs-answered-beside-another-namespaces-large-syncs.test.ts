@@ -8,7 +8,7 @@
 // A request of up to half the reserve now takes its turn from it (a namespace holds at most half of it once read).
 import t from 'tap';
 import { serverBudget } from '../../lib/body-budget.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
+import type { ObservedObject } from '../../lib/metacontroller.js';
 import { testApp } from '../fixtures/app.js';
 import { otherTenantPosts } from '../fixtures/other-tenant.js';
 import { request } from '../fixtures/requests.js';
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 const TOKEN = 'body-budget-medium-token-0123456789abcdef';
 
 /** B's observed pod `i`, with the managed fields and status the API server keeps (~5.7 KiB as JSON). */
-function observedPod(i: number): KubeObject {
+function observedPod(i: number): ObservedObject {
   const fieldsV1 = Object.fromEntries(
     Array.from({ length: 40 }, (_, k) => [`f:field-${k}`.padEnd(40, 'x'), { '.': {}, 'f:value': {} }]),
   );
@@ -47,14 +47,18 @@ function observedPod(i: number): KubeObject {
     },
     spec: { containers: [{ name: 'busybox', image: 'busybox', command: ['sleep', '3600'] }] },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  } as KubeObject;
+  } as ObservedObject;
 }
 
 t.test(
   "another namespace's large, slow syncs do not keep a namespace's medium-sized syncs from being answered",
   async (t) => {
     const budget = serverBudget();
-    const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => silentEtcd }, bodyBudget: budget });
+    const app = testApp({
+      auth: { bearer: TOKEN },
+      clients: { etcdcluster: { etcd: () => silentEtcd } },
+      bodyBudget: budget,
+    });
     t.teardown(() => app.close());
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const podset = request('podset', { size: 80 });

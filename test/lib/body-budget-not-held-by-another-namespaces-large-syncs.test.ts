@@ -23,7 +23,11 @@ const TOKEN = 'body-budget-tenant-token-0123456789abcdef';
 
 t.test("another namespace's large, slow syncs do not keep a namespace's small syncs from being answered", async (t) => {
   const budget = serverBudget();
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => silentEtcd }, bodyBudget: budget });
+  const app = testApp({
+    auth: { bearer: TOKEN },
+    clients: { etcdcluster: { etcd: () => silentEtcd } },
+    bodyBudget: budget,
+  });
   t.teardown(() => app.close());
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   const body = largeSync();

@@ -189,7 +189,7 @@ t.test(
     );
     t.ok(jsonBytes(res) < 64 * 1024, `the answer is ${jsonBytes(res)} bytes`);
     // Through the app: the same, for an object one tenant may write in its own namespace.
-    const app = testApp({ deps: { now: () => FIXED_NOW }, allowUnauthenticated: true });
+    const app = testApp({ services: { now: () => FIXED_NOW }, allowUnauthenticated: true });
     t.teardown(() => app.close());
     const http = await app.inject({
       method: 'POST',

@@ -258,11 +258,10 @@ class FakeEtcd implements EtcdClient {
 function app(kube: KubeApi, etcd?: EtcdClient, aws?: AwsApi, authenticated = true) {
   const a = buildApp({
     ...(authenticated ? { auth: { bearer: TOKEN } } : {}),
-    deps: {
-      now: () => FIXED_NOW,
-      kube: () => kube,
-      ...(etcd ? { etcdClient: () => etcd } : {}),
-      ...(aws ? { aws: async () => aws } : {}),
+    services: { now: () => FIXED_NOW, kube: () => kube },
+    clients: {
+      ...(etcd ? { etcdcluster: { etcd: () => etcd } } : {}),
+      ...(aws ? { s3: { aws: async () => aws } } : {}),
     },
   });
   t.teardown(() => a.close());
@@ -741,52 +740,49 @@ t.test(
   },
 );
 
-t.test(
-  'EtcdCluster: TLSFailed, EtcdUnreachable and ScaleUpRefused are Warnings too (attack on issue 18)',
-  async (t) => {
-    // The operator's Secret is missing: nothing is dialled, Synced=False TLSFailed, and an Event says so.
-    const kube = new FakeKube();
-    const a = app(kube, new FakeEtcd([member(0)]));
-    const tls = { static: { member: { peerSecret: 'peer', serverSecret: 'server' }, operatorSecret: 'etcd-client' } };
-    const request: CompositeSyncRequest = {
-      controller: {},
-      parent: etcdParent({ size: 1, TLS: tls }, { lastMemberIndex: 0, phase: 'Running' }),
-      children: objectMap([memberPodOf(0)], 'v1', ['Pod.v1', 'Service.v1']),
-    };
-    const res = await a.inject({ method: 'POST', url: '/hooks/etcdcluster/sync', payload: request, headers: auth });
-    t.equal(res.statusCode, 200);
-    t.match(res.json().status.conditions, [{}], 'conditions answered');
-    t.ok(res.json().status.conditions.some((c: any) => c.reason === 'TLSFailed'));
-    t.ok(
-      kube.created.some((e) => e.type === 'Warning' && e.reason === 'TLSFailed'),
-      'a Warning event TLSFailed',
-    );
-    // A one-member cluster before 3.4 asked to grow: refused, with a Warning.
-    const kube2 = new FakeKube();
-    const old = new FakeEtcd([member(0)]);
-    (old as any).version = '3.2.13';
-    const b = app(kube2, {
-      memberList: async () => ({ members: [member(0)], clusterVersion: '3.2.0', clusterId: etcdClusterId(1) }),
-      memberAdd: async () => {
-        throw new Error('must not add');
-      },
-      memberRemove: async () => undefined,
-      memberPromote: async () => undefined,
-      health: async () => ({ ...upAs(0, etcdClusterId(1)), version: '3.2.13', leader: '1' }),
-    } as EtcdClient);
-    const grow: CompositeSyncRequest = {
-      controller: {},
-      parent: etcdParent({ size: 3, version: '3.2.13' }, { lastMemberIndex: 0, phase: 'Running' }),
-      children: objectMap([memberPodOf(0)], 'v1', ['Pod.v1', 'Service.v1']),
-    };
-    const r2 = await b.inject({ method: 'POST', url: '/hooks/etcdcluster/sync', payload: grow, headers: auth });
-    t.equal(r2.statusCode, 200, r2.body);
-    t.ok(
-      kube2.created.some((e) => e.type === 'Warning' && e.reason === 'ScaleUpRefused'),
-      'a Warning event ScaleUpRefused',
-    );
-  },
-);
+t.test('EtcdCluster: TLSFailed, EtcdUnreachable and ScaleUpRefused are Warnings too', async (t) => {
+  // The operator's Secret is missing: nothing is dialled, Synced=False TLSFailed, and an Event says so.
+  const kube = new FakeKube();
+  const a = app(kube, new FakeEtcd([member(0)]));
+  const tls = { static: { member: { peerSecret: 'peer', serverSecret: 'server' }, operatorSecret: 'etcd-client' } };
+  const request: CompositeSyncRequest = {
+    controller: {},
+    parent: etcdParent({ size: 1, TLS: tls }, { lastMemberIndex: 0, phase: 'Running' }),
+    children: objectMap([memberPodOf(0)], 'v1', ['Pod.v1', 'Service.v1']),
+  };
+  const res = await a.inject({ method: 'POST', url: '/hooks/etcdcluster/sync', payload: request, headers: auth });
+  t.equal(res.statusCode, 200);
+  t.match(res.json().status.conditions, [{}], 'conditions answered');
+  t.ok(res.json().status.conditions.some((c: any) => c.reason === 'TLSFailed'));
+  t.ok(
+    kube.created.some((e) => e.type === 'Warning' && e.reason === 'TLSFailed'),
+    'a Warning event TLSFailed',
+  );
+  // A one-member cluster before 3.4 asked to grow: refused, with a Warning.
+  const kube2 = new FakeKube();
+  const old = new FakeEtcd([member(0)]);
+  (old as any).version = '3.2.13';
+  const b = app(kube2, {
+    memberList: async () => ({ members: [member(0)], clusterVersion: '3.2.0', clusterId: etcdClusterId(1) }),
+    memberAdd: async () => {
+      throw new Error('must not add');
+    },
+    memberRemove: async () => undefined,
+    memberPromote: async () => undefined,
+    health: async () => ({ ...upAs(0, etcdClusterId(1)), version: '3.2.13', leader: '1' }),
+  } as EtcdClient);
+  const grow: CompositeSyncRequest = {
+    controller: {},
+    parent: etcdParent({ size: 3, version: '3.2.13' }, { lastMemberIndex: 0, phase: 'Running' }),
+    children: objectMap([memberPodOf(0)], 'v1', ['Pod.v1', 'Service.v1']),
+  };
+  const r2 = await b.inject({ method: 'POST', url: '/hooks/etcdcluster/sync', payload: grow, headers: auth });
+  t.equal(r2.statusCode, 200, r2.body);
+  t.ok(
+    kube2.created.some((e) => e.type === 'Warning' && e.reason === 'ScaleUpRefused'),
+    'a Warning event ScaleUpRefused',
+  );
+});
 
 t.test('EtcdRestore: a restore that will never act (superseded, older than its cluster) is a Warning', async (t) => {
   for (const [restoreCreated, clusterStatus, reason] of [

@@ -87,11 +87,13 @@ t.test('deadline: an S3 client factory slower than the deadline still hands the 
   const app = buildApp({
     auth: { bearer: TOKEN },
     hookDeadlineMs: 100,
-    deps: {
-      now: () => FIXED_NOW,
-      aws: async () => {
-        await sleep(250);
-        return aws as AwsApi;
+    services: { now: () => FIXED_NOW },
+    clients: {
+      s3: {
+        aws: async () => {
+          await sleep(250);
+          return aws as AwsApi;
+        },
       },
     },
   });
@@ -123,7 +125,8 @@ t.test('deadline (control): EtcdCluster reads its signal before it waits, and th
   const app = buildApp({
     auth: { bearer: TOKEN },
     hookDeadlineMs: 100,
-    deps: { now: () => FIXED_NOW, etcdClient: () => etcd },
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => etcd } },
   });
   t.teardown(() => app.close());
   const res = await app.inject({
@@ -142,7 +145,8 @@ async function toolSyncWithDeadline(t: { teardown(fn: () => unknown): void }, ku
   const app = buildApp({
     auth: { bearer: TOKEN },
     hookDeadlineMs: deadlineMs,
-    deps: { now: () => FIXED_NOW, kube: () => kube, debugPolicy: NO_AUTHOR_CHECK },
+    services: { now: () => FIXED_NOW, kube: () => kube },
+    settings: { podbuggertool: { policy: NO_AUTHOR_CHECK }, 'podbuggertool-injector': { policy: NO_AUTHOR_CHECK } },
   });
   t.teardown(() => app.close());
   return app.inject({
@@ -251,11 +255,11 @@ t.test(
     const written: unknown[] = [];
     const app = buildApp({
       auth: { bearer: TOKEN },
-      deps: {
+      services: {
         now: () => FIXED_NOW,
-        etcdClient: () => answeringEtcd(),
         events: () => ({ record: async (_p: unknown, e: unknown[]) => void written.push(...e) }),
       },
+      clients: { etcdcluster: { etcd: () => answeringEtcd() } },
     });
     t.teardown(() => app.close());
     const res = await app.inject({ method: 'POST', url: '/hooks/etcdcluster/sync', headers: AUTH, payload: req });
@@ -313,7 +317,11 @@ t.test('EtcdCluster: a live member pod whose containers list holds a null is an 
   const req = etcdWithPods() as any;
   const pods = req.children['Pod.v1'];
   pods[Object.keys(pods)[0]!].spec.containers = [null];
-  const app = buildApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, etcdClient: () => answeringEtcd() } });
+  const app = buildApp({
+    auth: { bearer: TOKEN },
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => answeringEtcd() } },
+  });
   t.teardown(() => app.close());
   const res = await app.inject({ method: 'POST', url: '/hooks/etcdcluster/sync', headers: AUTH, payload: req });
   t.not(res.statusCode, 500, `answered ${res.statusCode}`);
@@ -339,12 +347,8 @@ t.test(
     const failing = (what: string) => failingClient(calls, what);
     const app = buildApp({
       auth: { bearer: TOKEN },
-      deps: {
-        now: () => FIXED_NOW,
-        etcdClient: () => failing('etcd'),
-        aws: async () => failing('aws'),
-        kube: () => failing('kube'),
-      },
+      services: { now: () => FIXED_NOW, kube: () => failing('kube') },
+      clients: { etcdcluster: { etcd: () => failing('etcd') }, s3: { aws: async () => failing('aws') } },
     });
     t.teardown(() => app.close());
     const bodies: Array<[string, any, any]> = [
@@ -403,7 +407,11 @@ t.test('a dependency failure with a hostile status, through the framework: child
   };
   aws.findBucket = down;
   aws.getUser = down;
-  const app = buildApp({ auth: { bearer: TOKEN }, deps: { now: () => FIXED_NOW, aws: async () => aws as AwsApi } });
+  const app = buildApp({
+    auth: { bearer: TOKEN },
+    services: { now: () => FIXED_NOW },
+    clients: { s3: { aws: async () => aws as AwsApi } },
+  });
   t.teardown(() => app.close());
   for (const [label, statusText] of hostileStatuses) {
     for (const hook of ['sync', 'finalize']) {
@@ -443,7 +451,7 @@ t.test('same observed state, same answer: twice, and with or without Events reco
   const written: unknown[] = [];
   const withEvents = buildApp({
     auth: { bearer: TOKEN },
-    deps: {
+    services: {
       now: () => FIXED_NOW,
       randomSecret: () => 'fixed-secret',
       events: () => ({ record: async (_p: unknown, e: unknown[]) => void written.push(...e) }),

@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import t from 'tap';
 import { failingClient, testApp as buildApp } from '../fixtures/app.js';
-import type { TestDeps as Deps } from '../fixtures/app.js';
+import type { AppOptions } from '../../lib/app.js';
 import { captureLogs } from '../fixtures/logs.js';
 import {
   debugInjectorRequest,
@@ -86,21 +86,29 @@ t.test(
 );
 
 /** Clients that record every call, so a test can say that nothing reached the API server, etcd or AWS. */
-function recordingDeps(calls: string[]): Partial<Deps> {
+function recordingDeps(calls: string[]): Pick<AppOptions, 'services' | 'clients'> {
   const recorder = (dependency: string) => failingClient(calls, dependency, 'recorded');
   return {
-    now: () => FIXED_NOW,
-    etcdClient: () => {
-      calls.push('etcdClient');
-      return recorder('etcd');
+    services: {
+      now: () => FIXED_NOW,
+      kube: () => {
+        calls.push('kube');
+        return recorder('kube');
+      },
     },
-    aws: async () => {
-      calls.push('aws');
-      return recorder('aws');
-    },
-    kube: () => {
-      calls.push('kube');
-      return recorder('kube');
+    clients: {
+      etcdcluster: {
+        etcd: () => {
+          calls.push('etcdClient');
+          return recorder('etcd');
+        },
+      },
+      s3: {
+        aws: async () => {
+          calls.push('aws');
+          return recorder('aws');
+        },
+      },
     },
   };
 }
@@ -133,7 +141,7 @@ const sideEffecting: Array<[string, () => unknown]> = [
 
 t.test('without credentials, hooks that act on the world answer 401 and call nothing; pure hooks answer', async (t) => {
   const calls: string[] = [];
-  const app = buildApp({ deps: recordingDeps(calls) });
+  const app = buildApp(recordingDeps(calls));
   t.teardown(() => app.close());
   for (const [url, body] of sideEffecting) {
     const res = await app.inject({ method: 'POST', url, payload: body() as object });
@@ -159,7 +167,7 @@ t.test('with credentials, or the explicit opt-out, the same hooks act', async (t
     ['opt-out', { allowUnauthenticated: true }, {}],
   ] as const) {
     const calls: string[] = [];
-    const app = buildApp({ ...options, deps: recordingDeps(calls) });
+    const app = buildApp({ ...options, ...recordingDeps(calls) });
     for (const [url, body] of sideEffecting) {
       const res = await app.inject({ method: 'POST', url, payload: body() as object, headers });
       t.not(res.statusCode, 401, `${label}: ${url} is served`);
@@ -171,7 +179,7 @@ t.test('with credentials, or the explicit opt-out, the same hooks act', async (t
     await app.close();
   }
   const calls: string[] = [];
-  const app = buildApp({ auth: { bearer: TOKEN }, deps: recordingDeps(calls) });
+  const app = buildApp({ auth: { bearer: TOKEN }, ...recordingDeps(calls) });
   t.teardown(() => app.close());
   const wrong = await app.inject({
     method: 'POST',

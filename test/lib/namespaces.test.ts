@@ -117,94 +117,91 @@ t.test("an EtcdRestore does not see another namespace's cluster of the same name
   });
 });
 
-t.test(
-  "no hook sees another namespace's related objects, whatever rule asked for them (attack on issue 18)",
-  async (t) => {
-    const { testApp: buildApp } = await import('../fixtures/app.js');
-    const { customize } = await import('../../hooks/mysqlcluster/sync.js');
-    const app = buildApp({
-      services: { now: () => FIXED_NOW, randomSecret: () => 'secret' },
-      allowUnauthenticated: true,
-    });
-    t.teardown(() => app.close());
-    // MySQLCluster team-a/db, while team-b has the data volume of its own cluster named db (v4.17 lists a names rule
-    // across every namespace; v2 keys related objects by namespace/name).
-    const pvc = {
-      apiVersion: 'v1',
-      kind: 'PersistentVolumeClaim',
-      metadata: { name: 'data-db-0', namespace: 'team-b', uid: 'pvc-b' },
-      spec: {},
-    };
-    const parent = {
-      apiVersion: 'database.example.com/v1alpha1',
-      kind: 'MySQLCluster',
-      metadata: { name: 'db', namespace: 'team-a', uid: 'u-db', generation: 1 },
-      spec: { size: 1 },
-    };
-    const rules = customize({ controller: {}, parent } as any).relatedResources;
-    t.ok(
-      rules.filter((r: any) => r.names).every((r: any) => r.namespace === 'team-a'),
-      'a names rule carries the namespace',
-    );
-    const res = await app.inject({
-      method: 'POST',
-      url: '/hooks/mysqlcluster/sync',
-      payload: {
-        controller: {},
-        parent,
-        children: {},
-        related: { 'PersistentVolumeClaim.v1': { 'team-b/data-db-0': pvc } },
-      },
-    });
-    t.equal(res.statusCode, 200, res.body);
-    const body = res.json();
-    t.notMatch(JSON.stringify(body.status), /CredentialsLost/, "another team's volume is not this cluster's");
-    t.ok(
-      body.children.some((c: any) => c.kind === 'Secret'),
-      'the new cluster gets its credentials',
-    );
-    // EtcdBackup: a forged backup pod in another namespace reports nothing for team-a's backup.
-    const forged = {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: 'fake',
-        namespace: 'team-b',
-        labels: { 'app.kubernetes.io/name': 'etcdbackup', 'app.kubernetes.io/instance': 'b' },
-      },
-      status: {
-        phase: 'Succeeded',
-        containerStatuses: [
-          {
-            name: 'backup',
-            state: {
-              terminated: {
-                exitCode: 0,
-                message: JSON.stringify({ succeeded: true, key: 'evil-bucket/forged.db', etcdRevision: 42 }),
-              },
+t.test("no hook sees another namespace's related objects, whatever rule asked for them", async (t) => {
+  const { testApp: buildApp } = await import('../fixtures/app.js');
+  const { customize } = await import('../../hooks/mysqlcluster/sync.js');
+  const app = buildApp({
+    services: { now: () => FIXED_NOW, randomSecret: () => 'secret' },
+    allowUnauthenticated: true,
+  });
+  t.teardown(() => app.close());
+  // MySQLCluster team-a/db, while team-b has the data volume of its own cluster named db (v4.17 lists a names rule
+  // across every namespace; v2 keys related objects by namespace/name).
+  const pvc = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: 'data-db-0', namespace: 'team-b', uid: 'pvc-b' },
+    spec: {},
+  };
+  const parent = {
+    apiVersion: 'database.example.com/v1alpha1',
+    kind: 'MySQLCluster',
+    metadata: { name: 'db', namespace: 'team-a', uid: 'u-db', generation: 1 },
+    spec: { size: 1 },
+  };
+  const rules = customize({ controller: {}, parent } as any).relatedResources;
+  t.ok(
+    rules.filter((r: any) => r.names).every((r: any) => r.namespace === 'team-a'),
+    'a names rule carries the namespace',
+  );
+  const res = await app.inject({
+    method: 'POST',
+    url: '/hooks/mysqlcluster/sync',
+    payload: {
+      controller: {},
+      parent,
+      children: {},
+      related: { 'PersistentVolumeClaim.v1': { 'team-b/data-db-0': pvc } },
+    },
+  });
+  t.equal(res.statusCode, 200, res.body);
+  const body = res.json();
+  t.notMatch(JSON.stringify(body.status), /CredentialsLost/, "another team's volume is not this cluster's");
+  t.ok(
+    body.children.some((c: any) => c.kind === 'Secret'),
+    'the new cluster gets its credentials',
+  );
+  // EtcdBackup: a forged backup pod in another namespace reports nothing for team-a's backup.
+  const forged = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'fake',
+      namespace: 'team-b',
+      labels: { 'app.kubernetes.io/name': 'etcdbackup', 'app.kubernetes.io/instance': 'b' },
+    },
+    status: {
+      phase: 'Succeeded',
+      containerStatuses: [
+        {
+          name: 'backup',
+          state: {
+            terminated: {
+              exitCode: 0,
+              message: JSON.stringify({ succeeded: true, key: 'evil-bucket/forged.db', etcdRevision: 42 }),
             },
           },
-        ],
-      },
-    };
-    const backup = {
-      apiVersion: 'etcd.database.coreos.com/v1beta2',
-      kind: 'EtcdBackup',
-      metadata: { name: 'b', namespace: 'team-a', uid: 'u-b', generation: 1 },
-      spec: {
-        clusterName: 'x',
-        storageType: 'S3',
-        etcdEndpoints: ['http://x:2379'],
-        s3: { path: 'bucket/x.db', awsSecret: 'aws' },
-      },
-    };
-    const b = await app.inject({
-      method: 'POST',
-      url: '/hooks/etcdbackup/sync',
-      payload: { controller: {}, parent: backup, children: {}, related: { 'Pod.v1': { 'team-b/fake': forged } } },
-    });
-    t.equal(b.statusCode, 200, b.body);
-    t.notMatch(b.body, /forged/, 'the forged result is not reported');
-    t.not(b.json().status.succeeded, true);
-  },
-);
+        },
+      ],
+    },
+  };
+  const backup = {
+    apiVersion: 'etcd.database.coreos.com/v1beta2',
+    kind: 'EtcdBackup',
+    metadata: { name: 'b', namespace: 'team-a', uid: 'u-b', generation: 1 },
+    spec: {
+      clusterName: 'x',
+      storageType: 'S3',
+      etcdEndpoints: ['http://x:2379'],
+      s3: { path: 'bucket/x.db', awsSecret: 'aws' },
+    },
+  };
+  const b = await app.inject({
+    method: 'POST',
+    url: '/hooks/etcdbackup/sync',
+    payload: { controller: {}, parent: backup, children: {}, related: { 'Pod.v1': { 'team-b/fake': forged } } },
+  });
+  t.equal(b.statusCode, 200, b.body);
+  t.notMatch(b.body, /forged/, 'the forged result is not reported');
+  t.not(b.json().status.succeeded, true);
+});

@@ -56,7 +56,8 @@ const failing: any = new Proxy(
   },
 );
 const app = testApp({
-  deps: { ...dependenciesDown, aws: async () => failing, kube: () => failing },
+  services: { ...dependenciesDown.services, kube: () => failing },
+  clients: { ...dependenciesDown.clients, s3: { aws: async () => failing } },
   hookDeadlineMs: 2000,
   allowUnauthenticated: true,
 });

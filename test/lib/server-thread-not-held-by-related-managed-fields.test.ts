@@ -28,7 +28,10 @@ const restore = (n: number) =>
   tenantRestore(n, { managedFields: [keyedManagedFields('etcd.database.coreos.com/v1beta2', OBJECT_BYTES, n)] });
 
 t.test("a namespace's sync is parsed without its EtcdRestores' managedFields", async (t) => {
-  const base = await listening(t, TOKEN, { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd });
+  const base = await listening(t, TOKEN, {
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => unreachableEtcd } },
+  });
   const restores = [0, 1, 2, 3, 4].map(restore);
   const body = syncOfA(restores);
   const { probed } = await probing(t, base, 15_000);

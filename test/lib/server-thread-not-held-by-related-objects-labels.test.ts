@@ -39,7 +39,10 @@ const OBJECT_BYTES = 1.4 * 1024 * 1024;
 const ANNOTATION_BYTES = 250 * 1024;
 
 async function syncsOfA(t: Test, restores: KubeObject[]): Promise<{ parses: number[]; answers: number[] }> {
-  const base = await listening(t, TOKEN, { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd });
+  const base = await listening(t, TOKEN, {
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => unreachableEtcd } },
+  });
   const body = syncOfA(restores);
   const { probed } = await probing(t, base, 12_000);
   const watched = watchParses(t);

@@ -12,7 +12,7 @@ import { dependenciesDown } from '../fixtures/dependencies-down.js';
 import { example } from '../fixtures/requests.js';
 
 // The opt-out: these cases are about what hooks do with hostile input, not about who calls them (test/lib/hostile-requests.test.ts).
-const app = buildApp({ deps: dependenciesDown, hookDeadlineMs: 3000, allowUnauthenticated: true });
+const app = buildApp({ ...dependenciesDown, hookDeadlineMs: 3000, allowUnauthenticated: true });
 t.teardown(() => app.close());
 
 const name = fc.oneof(
@@ -206,7 +206,7 @@ t.test('a body over the limit is a 413', async (t) => {
 // configured and none sent, no spelling may be served.
 t.test('spellings of a hook path never reach the hook without the token (real socket)', async (t) => {
   const { connect } = await import('node:net');
-  const guarded = buildApp({ deps: dependenciesDown, auth: { bearer: 'fuzz-token-0123456789abcdef' } });
+  const guarded = buildApp({ ...dependenciesDown, auth: { bearer: 'fuzz-token-0123456789abcdef' } });
   t.teardown(() => guarded.close());
   await guarded.listen({ port: 0, host: '127.0.0.1' });
   const port = (guarded.server.address() as { port: number }).port;

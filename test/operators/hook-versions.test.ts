@@ -3,14 +3,16 @@
 import t, { type Test } from 'tap';
 import { operators as hooks } from '../../main/operators.js';
 import { testApp as buildApp } from '../fixtures/app.js';
-import type { TestDeps as Deps } from '../fixtures/app.js';
 import { dependenciesDown } from '../fixtures/dependencies-down.js';
 import type { HookDefinition } from '../../lib/hook.js';
 import { firstRequest, observedAfter } from '../fixtures/generated-request.js';
 import { example } from '../fixtures/requests.js';
 import { greeting } from '../toy/index.js';
 
-const deps: Partial<Deps> = { ...dependenciesDown, randomSecret: () => 'not-random-in-this-test' };
+const deps = {
+  ...dependenciesDown,
+  services: { ...dependenciesDown.services, randomSecret: () => 'not-random-in-this-test' },
+};
 
 type ObjectMap = Record<string, Record<string, any>>;
 
@@ -178,7 +180,7 @@ async function generated(app: App, definition: HookDefinition): Promise<[any, nu
 }
 
 t.test('every hook answers a v2-keyed request (namespace/name) exactly as the v1-keyed one', async (t) => {
-  const app = buildApp({ deps, allowUnauthenticated: true, hookDeadlineMs: 3000 });
+  const app = buildApp({ ...deps, allowUnauthenticated: true, hookDeadlineMs: 3000 });
   t.teardown(() => app.close());
   const written = new Map(requests());
   for (const definition of hooks) {
@@ -196,7 +198,12 @@ t.test('every hook answers a v2-keyed request (namespace/name) exactly as the v1
 t.test(
   'an operator added to the registry with no request written for it is still asked both ways, with children',
   async (t) => {
-    const app = buildApp({ deps, allowUnauthenticated: true, hookDeadlineMs: 3000, operators: [...hooks, greeting] });
+    const app = buildApp({
+      ...deps,
+      allowUnauthenticated: true,
+      hookDeadlineMs: 3000,
+      operators: [...hooks, greeting],
+    });
     t.teardown(() => app.close());
     const [body, observed] = await generated(app, greeting);
     t.ok(observed > 0, `the generated request observes the children its first answer asked for (${observed})`);

@@ -10,7 +10,7 @@
 // Must hold: metaops' own policies of other parents never make the namespace "govern" a parent's pods, by count or
 // otherwise: a PodSet in a namespace with no admin policy keeps `<name>-podset`.
 import t from 'tap';
-import type { KubeObject } from '../../lib/metacontroller.js';
+import type { ObservedObject } from '../../lib/metacontroller.js';
 import { podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 import { memberNetworkPolicy } from '../../hooks/etcdcluster/network.js';
@@ -21,7 +21,7 @@ for (const count of [500, 513])
   t.test(`${count} EtcdClusters' member policies do not take a PodSet's egress policy away`, async (t) => {
     const base = request('podset', { size: 2, image: 'busybox:1.36', command: ['sleep', '3600'] });
     const ns = base.parent.metadata.namespace!;
-    const group: Record<string, KubeObject> = {};
+    const group: Record<string, ObservedObject> = {};
     for (let i = 0; i < count; i++) {
       const cluster = {
         apiVersion: 'etcd.database.coreos.com/v1beta2',

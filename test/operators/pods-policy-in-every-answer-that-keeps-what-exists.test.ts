@@ -14,7 +14,12 @@ import { kept as memcachedKept, networkPolicyName as memcachedPolicy } from '../
 import { kept as podsetKept, networkPolicyName as podsetPolicy } from '../../hooks/podset/sync.js';
 import { resource as podsetResource } from '../../hooks/podset/schema.js';
 import { PermanentError, TemporaryError } from '../../lib/errors.js';
-import type { CompositeSyncRequest, CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
+import type {
+  CompositeSyncRequest,
+  CompositeSyncResponse,
+  KubeObject,
+  ObservedObject,
+} from '../../lib/metacontroller.js';
 import { defineComposite, runHook } from '../../lib/operator.js';
 import { specParser } from '../../lib/spec.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
@@ -185,7 +190,10 @@ t.test('the policy observed: answered as it is, and nothing said of it', async (
   const answered = podsetKept(requestOf(k), { status: {}, children: [pod('web-0', {})] }, undefined, FIXED_NOW);
   const policy = answered.children.find((c) => c.kind === 'NetworkPolicy')!;
   const request = requestOf(k);
-  request.children = { ...request.children, 'NetworkPolicy.networking.k8s.io/v1': { [policy.metadata.name!]: policy } };
+  request.children = {
+    ...request.children,
+    'NetworkPolicy.networking.k8s.io/v1': { [policy.metadata.name!]: policy as ObservedObject },
+  };
   (request.parent as any).status = {
     observedGeneration: 1,
     conditions: [

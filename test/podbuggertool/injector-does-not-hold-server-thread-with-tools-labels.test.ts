@@ -27,7 +27,7 @@ const TOKEN = 'injector-labels-token-0123456789';
 const tool = (n: number) => tenantTool(n, { labels: manyKeys(1.4 * 1024 * 1024, n) });
 
 t.test("the injector's sync of a pod does not parse its namespace's tools' labels in one go", async (t) => {
-  const base = await listening(t, TOKEN, { now: () => FIXED_NOW });
+  const base = await listening(t, TOKEN, { services: { now: () => FIXED_NOW } });
   const tools = [0, 1, 2, 3, 4].map(tool);
   const body = injectorSyncOfA(tools);
   const { probed } = await probing(t, base, 8000);

@@ -339,7 +339,7 @@ t.test(
   },
 );
 
-t.test('an event write reads at most EVENT_ANSWER_BYTES of the answer (attack on issue 18)', async (t) => {
+t.test('an event write reads at most EVENT_ANSWER_BYTES of the answer', async (t) => {
   const { EVENT_ANSWER_BYTES } = await import('../../lib/kube.js');
   const { server } = await apiServer(t, (req, res) => {
     res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });

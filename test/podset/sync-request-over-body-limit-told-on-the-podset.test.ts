@@ -69,7 +69,7 @@ function app(t: { teardown(fn: () => unknown): void }, recorded: Array<{ parent:
   const events: EventRecorder = {
     record: async (parent, specs) => void recorded.push(...specs.map((spec) => ({ parent, spec }))),
   };
-  const a = testApp({ auth: { bearer: TOKEN }, deps: { events: () => events } });
+  const a = testApp({ auth: { bearer: TOKEN }, services: { events: () => events } });
   t.teardown(() => a.close());
   return a;
 }

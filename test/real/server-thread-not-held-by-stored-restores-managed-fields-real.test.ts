@@ -55,7 +55,10 @@ t.test("a namespace's sync is parsed without its stored EtcdRestores' managedFie
   const restores = await listed();
   t.equal(restores.length, 5);
 
-  const base = await listening(t, TOKEN, { now: () => FIXED_NOW, etcdClient: () => unreachableEtcd });
+  const base = await listening(t, TOKEN, {
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => unreachableEtcd } },
+  });
   const body = syncOfA(restores);
   const { probed } = await probing(t, base, 8000);
   const began = Date.now();

@@ -371,7 +371,8 @@ t.test(
     const aws = new FakeAws();
     const app = testApp({
       env: { METAOPS_KMS_KEY_ALLOWLIST: `team-b=${KEY_B}` },
-      deps: { now: () => FIXED_NOW, aws: async () => aws },
+      services: { now: () => FIXED_NOW },
+      clients: { s3: { aws: async () => aws } },
       allowUnauthenticated: true,
     });
     t.teardown(() => app.close());

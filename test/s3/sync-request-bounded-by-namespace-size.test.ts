@@ -138,7 +138,7 @@ t.test("an S3 resource's sync request does not grow with the S3 resources of its
 
   const payload = JSON.stringify({ controller: {}, parent, children: { 'Secret.v1': {} }, related });
   t.comment(`sync request: ${(payload.length / 1048576).toFixed(2)} MiB for ${SIBLINGS} S3 resources beside it`);
-  const app = testApp({ auth: { bearer: TOKEN }, deps: { aws: async () => new FakeAws() } });
+  const app = testApp({ auth: { bearer: TOKEN }, clients: { s3: { aws: async () => new FakeAws() } } });
   t.teardown(() => app.close());
   const res = await app.inject({
     method: 'POST',

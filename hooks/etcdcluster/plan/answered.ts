@@ -92,8 +92,8 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
   const { voting, quorum } = quorumOf(v, members);
   const versions = reports.filter((r) => r.healthy && r.version).map((r) => r.version!);
   const currentVersion = versions.sort(compareVersions)[0] ?? versionOfImage(memberImage(v.obs.pods[0]!));
-  const live = v.obs.pods.filter((p) => memberPods.has(p.metadata.name!) && !DEAD_PHASES.has(phaseOf(p)));
-  const liveNames = new Set(live.map((p) => p.metadata.name!));
+  const live = v.obs.pods.filter((p) => memberPods.has(p.metadata.name) && !DEAD_PHASES.has(phaseOf(p)));
+  const liveNames = new Set(live.map((p) => p.metadata.name));
   const checked = members.flatMap((m) => {
     const said = v.storage && m.observed && liveNames.has(m.pod!) ? dataMissing(m.observed) : undefined;
     return said ? [{ listed: m, said }] : [];
@@ -110,8 +110,8 @@ export function answeredOf(v: View, etcd: { members: EtcdMember[] }): Answered {
     finishedWithStorage: v.storage
       ? [
           ...v.obs.pods
-            .filter((p) => memberPods.has(p.metadata.name!) && DEAD_PHASES.has(phaseOf(p)))
-            .map((p) => p.metadata.name!),
+            .filter((p) => memberPods.has(p.metadata.name) && DEAD_PHASES.has(phaseOf(p)))
+            .map((p) => p.metadata.name),
           ...uncheckedAgain,
           ...remade,
         ]

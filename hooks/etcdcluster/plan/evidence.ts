@@ -22,7 +22,7 @@ export function lostForGood(
   storage: boolean,
   claimGone: (name: string) => boolean,
 ): Array<{ name: string; how: string }> {
-  const byName = new Map(obs.pods.map((p) => [p.metadata.name!, p]));
+  const byName = new Map(obs.pods.map((p) => [p.metadata.name, p]));
   if (storage) {
     return names.flatMap((name) => {
       const gone = !byName.has(name) || obs.terminating.includes(name);
@@ -94,7 +94,7 @@ export function noMembersLeft(r: RestoreState | undefined): boolean {
 /** The highest member ordinal the status recorded or a pod shows. */
 export function lastIndexOf(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): number {
   const c = clusterOf(parent, spec);
-  const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
+  const seen = [...obs.pods.map((p) => p.metadata.name), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
   return Math.max((parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1, ...seen, -1);
 }
 

@@ -42,7 +42,7 @@ export function withImage(
   const spec = copy['spec'] ? { ...(copy['spec'] as Record<string, unknown>) } : undefined;
   if (spec) copy['spec'] = spec;
   const containers = Array.isArray(spec?.['containers'])
-    ? (spec!['containers'] as Array<{ name?: string; image?: string }>).map((c) => ({ ...c }))
+    ? (spec['containers'] as Array<{ name?: string; image?: string }>).map((c) => ({ ...c }))
     : undefined;
   if (spec && containers) spec['containers'] = containers;
   const container = containers?.find((c) => c.name === 'etcd') ?? containers?.[0];
@@ -97,9 +97,9 @@ export const ETCD_STEP = 'restore-snapshot';
  */
 export function withOperatorSteps(pod: KubeObject, observed: KubeObject, image: string | undefined): KubeObject {
   const spec = pod['spec'] as { initContainers?: unknown; containers?: unknown } | undefined;
-  const steps = Array.isArray(spec?.initContainers) ? (spec!.initContainers as Array<Step | null>) : [];
+  const steps = Array.isArray(spec?.initContainers) ? (spec.initContainers as Array<Step | null>) : [];
   const containers = Array.isArray(spec?.containers)
-    ? (spec!.containers as Array<{ name?: unknown; image?: unknown }>)
+    ? (spec.containers as Array<{ name?: unknown; image?: unknown }>)
     : [];
   const etcdImage = containers.find((c) => c?.name === 'etcd')?.image;
   const wanted = (c: Step | null): string | undefined => {

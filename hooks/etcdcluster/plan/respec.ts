@@ -1,4 +1,4 @@
-// Members that cannot start on the spec.pod they were made from are made again once the user changes it (issue 30).
+// Members that cannot start on the spec.pod they were made from are made again once the user changes it.
 // Member pods are never changed in place (sync.ts: a pod keeps what it was made with, but its image), so a memory
 // limit etcd is OOMKilled under at start, an etcdEnv value etcd refuses or a busyboxImage the nodes cannot pull keeps
 // the member down after the user fixed spec.pod, as the status tells. A member pod that runs no etcd because it
@@ -61,7 +61,7 @@ function lastRunMs(s: Status): number | undefined {
 /**
  * Whether a container's wait shows it cannot start on what its pod gives it: an image or config error at once; a
  * crash loop only after FAILED_STARTS failed starts in this pod, the last of them short (a member killed once, or
- * killed after serving, is restarted in place by the kubelet: issue 30). An init step's crash loop counts only while
+ * killed after serving, is restarted in place by the kubelet). An init step's crash loop counts only while
  * the pod's etcd never ran (`etcdRan`): its init steps passed on this spec once, so what fails now is its node's
  * (a DNS not back after a reboot), not its spec.
  */

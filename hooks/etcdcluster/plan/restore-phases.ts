@@ -95,7 +95,7 @@ function restoreView(
 ): RestoreView {
   const before = (parent.status as { restore?: RestoreState } | undefined)?.restore;
   const c = clusterOf(parent, spec);
-  const seen = [...obs.pods.map((p) => p.metadata.name!), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
+  const seen = [...obs.pods.map((p) => p.metadata.name), ...obs.terminating].map((n) => memberIndex(c.name, n) ?? -1);
   const lastIndex = Math.max(
     (parent.status as { lastMemberIndex?: number } | undefined)?.lastMemberIndex ?? -1,
     ...seen,
@@ -486,7 +486,7 @@ function restoreStepFailed(v: RestoreView): Decision | undefined {
   // A restored member whose etcd runs holds the restored data and may yet serve once its peers start (their pods
   // stuck on an image, a node): the restored members are kept, never deleted for time; the restore ends failed all
   // the same, saying so, and the members are the cluster's if they serve (a new EtcdRestore replaces them).
-  const runs = obs.pods.filter(etcdRuns).map((p) => p.metadata.name!);
+  const runs = obs.pods.filter(etcdRuns).map((p) => p.metadata.name);
   const ended = restoreFailed(v.lastIndex, {
     ...before,
     phase: 'Failed',

@@ -360,7 +360,7 @@ function silentPods(
   bootstrapping: boolean,
 ): { pods: KubeObject[]; missing: MemberReport[]; remade: string[] } {
   const { obs, storage, known, claimsSeen } = v;
-  const podNames = new Set(obs.pods.map((p) => p.metadata.name!));
+  const podNames = new Set(obs.pods.map((p) => p.metadata.name));
   // With storage, members whose pod vanished come back on their volumes (quorum may need them).
   // (Not those whose claim is gone: their data went with it.)
   const missing = storage
@@ -383,8 +383,8 @@ function silentPods(
     // which has a phase; `kept` holds copies without status.)
     ...v.kept.filter(
       (_, i) =>
-        !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name!)) &&
-        !remade.includes(obs.pods[i]!.metadata.name!),
+        !(storage && DEAD_PHASES.has(phaseOf(obs.pods[i]!)) && hasData(obs.pods[i]!.metadata.name)) &&
+        !remade.includes(obs.pods[i]!.metadata.name),
     ),
     ...v.restartPods(missing),
     ...byClaim.map((pod) =>
@@ -410,14 +410,14 @@ function silentPods(
  * time the whole cluster was down.
  */
 function silentMembers(v: View): MemberReport[] {
-  const podNames = new Set(v.obs.pods.map((p) => p.metadata.name!));
+  const podNames = new Set(v.obs.pods.map((p) => p.metadata.name));
   return [
     ...v.known.filter((m) => !podNames.has(m.name)).map((m): MemberReport => ({ ...m, healthy: false })),
     ...v.obs.pods.map((p) => {
       const k = v.known.find((m) => m.name === p.metadata.name);
       // A member added as a learner before etcd listed it (no ID yet) stays said to be one.
-      const added = learnerNames(v).has(p.metadata.name!) ? { learner: true } : {};
-      return { ...(k ?? { name: p.metadata.name!, ...added }), healthy: v.healthOf(p.metadata.name!).healthy };
+      const added = learnerNames(v).has(p.metadata.name) ? { learner: true } : {};
+      return { ...(k ?? { name: p.metadata.name, ...added }), healthy: v.healthOf(p.metadata.name).healthy };
     }),
   ]
     .map(({ unhealthySince: _clock, ...m }: MemberReport) => m)
@@ -514,7 +514,7 @@ function waiting(v: View): Decision {
   }
   // Members whose pod, made again on their claim, found none of their data there: not started, and said so; nothing
   // is removed before etcd answers with a quorum (plan/members.ts replaceDataLost).
-  const gone = v.obs.pods.filter((p) => dataMissing(p)).map((p) => p.metadata.name!);
+  const gone = v.obs.pods.filter((p) => dataMissing(p)).map((p) => p.metadata.name);
   const goneText = `${gone.join(', ')} came back on ${gone.length === 1 ? 'a claim' : 'claims'} holding none of ${gone.length === 1 ? 'its' : 'their'} data (${dataMissing(v.obs.pods.find((p) => p.metadata.name === gone[0]))}): not started under the old member ID; replaced once a quorum holds without it (${message})`;
   return {
     ...v.base,

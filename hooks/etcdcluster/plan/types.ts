@@ -1,5 +1,5 @@
 // The shapes of the EtcdCluster plan: what it observes, what it decides, and how it reports each member.
-import type { ConditionInput, KubeObject } from '../../../lib/index.js';
+import type { ConditionInput, KubeObject, ObservedObject } from '../../../lib/index.js';
 import type { EtcdMember, MemberHealth } from '../../etcdcommon/etcd.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import type { RestoreSource } from '../members.js';
@@ -14,7 +14,7 @@ export type Action =
 
 export interface Observation {
   /** Observed member pods that are not being deleted. */
-  pods: KubeObject[];
+  pods: ObservedObject[];
   /** Names of observed pods being deleted. */
   terminating: string[];
   /** The member list, when etcd answered. */

@@ -129,7 +129,7 @@ function outageNotHealing(
 function underWay(d: Decision, obs: Observation, target: string, targetImage: string, from: string | undefined): void {
   if (d.conditions.some((c) => c.type === 'Upgrading') || (obs.etcd !== undefined && d.quorum?.ok !== false)) return;
   if (!from || !d.pods.some((p) => markedFrom([p], target))) return;
-  const on = obs.pods.filter((p) => atImage(memberImage(p), targetImage)).map((p) => p.metadata.name!);
+  const on = obs.pods.filter((p) => atImage(memberImage(p), targetImage)).map((p) => p.metadata.name);
   const named = on.slice(0, 5).join(', ') + (on.length > 5 ? `, and ${on.length - 5} more` : '');
   const moved = on.length
     ? `${named} moved to ${target} (${on.length} of ${obs.pods.length} member pods)`
@@ -226,7 +226,7 @@ function upgradeFailure(
         ...Object.entries(obs.health)
           .filter(([, h]) => h.healthy)
           .map(([n]) => n),
-        ...obs.pods.filter(isPodReady).map((p) => p.metadata.name!),
+        ...obs.pods.filter(isPodReady).map((p) => p.metadata.name),
       ]),
     });
   return seen ? { ...seen, podSpec } : undefined;
@@ -263,7 +263,7 @@ function upgradeRecords(
     now?: string;
   },
 ): Decision {
-  const observed = new Map(o.obs.pods.map((p) => [p.metadata.name!, p]));
+  const observed = new Map(o.obs.pods.map((p) => [p.metadata.name, p]));
   const upgrading = d.targetVersion !== undefined || d.pods.some((p) => markedFrom([p], target));
   const done = d.conditions.some((c) => c.type === 'Upgrading' && c.reason === 'AtVersion');
   const mark = upgrading && !done && from && from !== target ? `${from}->${target}` : undefined;
@@ -295,5 +295,5 @@ function votingMembers(parent: ParentObject, spec: EtcdClusterSpec, obs: Observa
   const known = (Array.isArray(list) ? list : [])
     .filter((m): m is MemberReport => isMemberReport(m) && m.learner !== true)
     .map((m) => m.name);
-  return [...new Set([...known, ...obs.pods.map((p) => p.metadata.name!)])];
+  return [...new Set([...known, ...obs.pods.map((p) => p.metadata.name)])];
 }

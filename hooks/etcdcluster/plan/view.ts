@@ -148,7 +148,7 @@ export function viewOf(
       // (Carried by every answer but the one at size: additions.ts.)
       additionsFailed: obs.additions?.record,
     },
-    podByName: new Map(obs.pods.map((p) => [p.metadata.name!, p])),
+    podByName: new Map(obs.pods.map((p) => [p.metadata.name, p])),
     claimGone: (pod) =>
       storage &&
       obs.claims !== undefined &&
@@ -200,7 +200,7 @@ export function upgradeServed(p: KubeObject, obs: Pick<Observation, 'health' | '
 /** Ordinals only grow: the highest ever seen (status, pods, members etcd lists). */
 export function lastIndexSeen(c: Cluster, obs: Observation, previous: Previous): number {
   const seen = [
-    ...obs.pods.map((p) => p.metadata.name!),
+    ...obs.pods.map((p) => p.metadata.name),
     ...obs.terminating,
     // Stryker disable next-line StringLiteral: memberIndex and podOfPeerURL find no member in any placeholder
     ...(obs.etcd?.members ?? []).flatMap((m) => [m.name, podOfPeerURL(c, m.peerURLs[0] ?? '') ?? '']),
@@ -229,7 +229,7 @@ function knownMembers(c: Cluster, previous: Previous): MemberReport[] {
  * Never forward to a newer version than its own, unless it is the member being upgraded (UPGRADED_FROM): members
  * whose etcd keeps exiting on the version they ran (an OOM kill, their node) are no upgrade's to move, all at once
  * and while quorum is lost, their crash then blamed on the new version; the upgrade takes them one at a time once
- * they are back (issue 30.4).
+ * they are back.
  */
 function stuckOnImage(obs: Observation, targetImage: string, targetVersion: string, rollBack?: string): Set<string> {
   // (Moving it to the target's version, or to the target's repository at its own version.)
@@ -256,7 +256,7 @@ function stuckOnImage(obs: Observation, targetImage: string, targetVersion: stri
             movedBack(p) ||
             p.metadata.name === rollBack),
       )
-      .map((p) => p.metadata.name!),
+      .map((p) => p.metadata.name),
   );
 }
 
