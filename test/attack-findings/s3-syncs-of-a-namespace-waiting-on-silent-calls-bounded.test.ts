@@ -6,9 +6,10 @@
 // tenant picks the region its bucket calls go to (`spec.region`: any region of the operator's partition), and the
 // hardening docs/operating.md recommends, `networkPolicy.egress.https=restricted` with `awsCidrs` naming the VPC
 // endpoints of the operator's region, drops every connection to another region's endpoint: its calls are silent until
-// their deadline (a SYN that is never answered). Tenant A's S3 resources naming such a region each hold a worker for
-// up to the 7 s of a sync, every 30 s (Unreachable), and all five of Metacontroller's S3 workers can be A's: tenant B's
-// S3 syncs wait behind them in Metacontroller's queue.
+// their deadline (a SYN that is never answered: 2 s to connect, 4 s a call). Tenant A's S3 resources naming such a
+// region each hold a worker ~4 s (the bucket is looked up before the namespace's bucket bound is counted, so resources
+// past the bound do too), again every 30 s (Unreachable): about 38 of them keep all five of Metacontroller's S3
+// workers busy, and tenant B's S3 syncs wait behind them in Metacontroller's queue.
 //
 // Stand-in: the in-memory AWS, whose calls about buckets in the dropped region never answer until the test lets them
 // go (the deadline). Metacontroller's five workers call the hook with five of A's resources at once.
