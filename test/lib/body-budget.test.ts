@@ -17,6 +17,7 @@ import { namespaceOfHead } from '../../lib/body-head.js';
 import { ConfigError, settingsFromEnv } from '../../lib/config.js';
 import type { CompositeSyncRequest } from '../../lib/metacontroller.js';
 import { greeting, type Translator } from '../toy/index.js';
+import { PassThrough } from 'node:stream';
 
 const TOKEN = 'budget-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -424,3 +425,45 @@ t.test('the namespace a body names, from its start (namespaceOfHead)', async (t)
   t.equal(namespaceOfHead(clusterScoped), '', 'an object closed without one: the namespace ""');
   t.equal(namespaceOfHead('{"controller":{}}'), undefined);
 });
+
+t.test(
+  "a request waiting for its turn: its body's start read ahead for its namespace, in pieces, and given back to its parse",
+  async (t) => {
+    const { translator, state, next } = heldTranslator();
+    const budget = serverBudget(2 * MIB);
+    const a = app(translator, { bodyBudget: budget, hookDeadlineMs: 9500 });
+    const large = post(a, request('large', 2 * MIB - 4096));
+    const releaseLarge = await next();
+    // Another namespace's request, over the reserve's small ones: it waits, its body arriving a piece at a time.
+    const body = request('other', 300 * 1024).replace('"namespace":"toys"', '"namespace":"elsewhere"');
+    t.ok(body.length > budget.small);
+    const at = body.indexOf('"namespace":"elsewhere"');
+    const stream = new PassThrough();
+    const waiting = a.inject({
+      method: 'POST',
+      url: '/hooks/greeting/sync',
+      payload: stream,
+      headers: { ...auth, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    });
+    stream.write(body.slice(0, 40));
+    await new Promise((r) => setTimeout(r, 20));
+    stream.write(body.slice(40, at + 10));
+    await new Promise((r) => setTimeout(r, 20));
+    t.equal(budget.queued, 0, 'not waiting yet: its start does not name its namespace so far');
+    t.ok(budget.heads > 0, 'its start held within the room for starts');
+    stream.write(body.slice(at + 10, at + 4096));
+    while (budget.queued === 0) await new Promise((r) => setTimeout(r, 5));
+    t.equal(budget.queued, 1, 'waiting for its turn once its namespace is read');
+    t.ok(budget.heads > 0, 'its start held while it waits');
+    stream.end(body.slice(at + 4096));
+    releaseLarge();
+    (await next())();
+    const res = await waiting;
+    t.equal(res.statusCode, 200, 'answered: its body parsed whole, the start read ahead included');
+    t.match(res.json(), { children: [{ metadata: { name: 'other', namespace: 'elsewhere' } }] });
+    t.equal((await large).statusCode, 200);
+    t.equal(state.calls, 2);
+    t.equal(budget.used, 0, 'every turn given back');
+    t.equal(budget.heads, 0, 'the room for its start given back once it had its turn');
+  },
+);
