@@ -8,13 +8,21 @@
 // objects"). A request takes its turn before its body is read (its Content-Length; the body limit when it has none)
 // and gives it back once its answer is sent or its caller has gone, and its body's parse has ended and its hook has
 // settled (lib/hook-routes.ts takeTurn; a caller gone before its hook ran has its hook not run); one that waits longer
-// than its wait is answered 429 with Retry-After (lib/answer.ts), which Metacontroller honours. Turns are given in
-// arrival order: a large body is not passed by small ones forever.
+// than its wait is answered 429 with Retry-After (lib/answer.ts), which Metacontroller honours.
 //
-// Every namespace's hooks share the budget, and the namespace is not known before the body is read (Metacontroller
-// calls one URL per hook, with no header naming it). A tenant decides how large its requests are and how long its
-// hooks hold them (its members, its images): one namespace's large, slow syncs could hold the budget all the time,
-// and every other namespace's requests, queued behind them, would get only 429s. So the server also keeps a reserve
+// Every namespace's hooks share the budget. A tenant decides how large its requests are and how long its hooks hold
+// them (its members, its images): in arrival order, one namespace's large, slow syncs, one always in hand and four
+// waiting (Metacontroller's five workers), held the budget all the time, and another namespace's request queued
+// behind them waited for all of them and was answered 429. So turns of the budget are shared between namespaces: the
+// next turn goes to the namespace whose last turn of the budget is the oldest (one never served, or not for long,
+// first), and in arrival order within a namespace; a request that does not fit yet holds back the others, so a large
+// body is not passed by small ones forever. Another namespace's request then waits for at most the turns in hand,
+// not for every request the first namespace has waiting. Metacontroller names the namespace only in the body (one URL
+// per hook, no header): a request that finds no turn at once has the start of its body read first (lib/hook-routes.ts,
+// NAMESPACE_HEAD_BYTES at most, lib/body-head.ts namespaceOfHead), the bytes given back to the body's parse; the
+// starts read and waiting are at most HEADS_ROOM together. A start that names no namespace within those bytes (the
+// object's annotations, labels and managedFields come before it) counts as the namespace '' (with every other such).
+// So the server also keeps a reserve
 // for small requests (the server's: an eighth of the budget, RESERVE_SHARE; small is half the reserve at most): a
 // small request that finds no room in the budget (or others waiting) takes its turn from the reserve, never behind a
 // large one. Once its body is read its namespace is known (claim): a namespace holds one small request of the
@@ -30,6 +38,21 @@ export const MAX_WAITING = 256;
 /** The server's reserve for small requests, as a part of its budget (an eighth: 1 MiB of the default 8 MiB). */
 export const RESERVE_SHARE = 1 / 8;
 
+/**
+ * The most of a body's start read before its turn, to learn its namespace: the controller (Metacontroller writes it
+ * first) and the object's metadata up to its namespace, for an object whose annotations, labels and managedFields are
+ * of ordinary size.
+ */
+export const NAMESPACE_HEAD_BYTES = 64 * 1024;
+/**
+ * The bytes of body starts read and waiting for their turn at once (64 of NAMESPACE_HEAD_BYTES, more of smaller
+ * ones: Metacontroller's workers, five per controller, send fewer requests at once); a request that finds no room
+ * reads none and counts as the namespace ''.
+ */
+export const HEADS_ROOM = 4 * 1024 * 1024;
+/** The namespaces whose last turn is remembered, at most: past it those with nothing waiting are forgotten. */
+export const NAMESPACES_REMEMBERED = 1024;
+
 /** The reserve for small requests that goes with a budget of `bytes` (the server's: RESERVE_SHARE of it). */
 export function reserveOf(bytes: number): number {
   return Math.floor(bytes * RESERVE_SHARE);
@@ -37,7 +60,7 @@ export function reserveOf(bytes: number): number {
 
 /** The server's body budget of `bytes`, with its reserve for small requests (reserveOf). */
 export function serverBudget(bytes: number = DEFAULT_BODY_BUDGET): BodyBudget {
-  return new BodyBudget(bytes, MAX_WAITING, reserveOf(bytes));
+  return new BodyBudget(bytes, MAX_WAITING, reserveOf(bytes), HEADS_ROOM);
 }
 
 /** Why a request got no turn: it waited too long, too many wait, or its caller went away. */
@@ -50,11 +73,19 @@ export class NoTurn extends Error {
   }
 }
 
-/** A turn: the function that gives it back (once; later calls do nothing), its bytes, and whether of the reserve. */
-export type Release = (() => void) & { readonly bytes: number; readonly reserved: boolean };
+/**
+ * A turn: the function that gives it back (once; later calls do nothing), its bytes, whether of the reserve, and the
+ * namespace it waited as ('' when its body's start named none; undefined when given before it was read).
+ */
+export type Release = (() => void) & {
+  readonly bytes: number;
+  readonly reserved: boolean;
+  readonly namespace: string | undefined;
+};
 
 interface Waiter {
   bytes: number;
+  namespace: string;
   grant: (reserved: boolean) => void;
   refuse: (err: NoTurn) => void;
 }
@@ -66,6 +97,12 @@ export class BodyBudget {
   /** The reserve's bytes each namespace holds (claim). */
   private readonly byNamespace = new Map<string, number>();
   private readonly claimed = new WeakMap<Release, string>();
+  /** When each namespace was last given a turn of the budget (a count of the turns given), and that count. */
+  private readonly lastTurn = new Map<string, number>();
+  private turnsGiven = 0;
+  /** Turns of the budget given as the namespace '' (or before it was read), until their body names it (claim). */
+  private readonly unnamed = new WeakSet<Release>();
+  private headsInHand = 0;
   /** The most bytes ever in hand at once, the reserve's included (for tests and metrics). */
   peak = 0;
   /**
@@ -78,12 +115,14 @@ export class BodyBudget {
 
   /**
    * `bytes` for any request, and `reserve` more for small requests only (none unless given: the server gives
-   * reserveOf(bytes)).
+   * reserveOf(bytes)); `headsRoom` for the starts of bodies read before their turn (none unless given: then every
+   * request counts as the namespace '' until its body is read, and turns go in arrival order).
    */
   constructor(
     readonly bytes: number,
     private readonly maxWaiting = MAX_WAITING,
     readonly reserve = 0,
+    readonly headsRoom = 0,
   ) {
     this.small = Math.floor(reserve / 2);
     this.namespaceShare = Math.floor(reserve / 4);
@@ -108,16 +147,48 @@ export class BodyBudget {
     return this.waiting.length;
   }
 
+  /** The bytes of body starts read and waiting for their turn. */
+  get heads(): number {
+    return this.headsInHand;
+  }
+
   /**
-   * A turn for `size` bytes: resolves with the function that gives it back (once; later calls do nothing), or
-   * rejects with NoTurn after `waitMs`, when MAX_WAITING already wait, or when `signal` aborts. A small request
-   * (at most `small` bytes) that finds no room takes its turn from the reserve if it has room.
+   * Room for a body's start of up to `bytes` read before its turn (HEADS_ROOM): true when taken, to be given back
+   * (giveHead) once the request has its turn or none.
    */
-  take(size: number, waitMs: number, signal?: AbortSignal): Promise<Release> {
+  takeHead(bytes: number): boolean {
+    if (this.headsInHand + bytes > this.headsRoom) return false;
+    this.headsInHand += bytes;
+    return true;
+  }
+
+  giveHead(bytes: number): void {
+    this.headsInHand -= bytes;
+  }
+
+  /**
+   * A turn for `size` bytes at once, for `namespace` if known, if there is one: the budget has room and nobody waits
+   * for it, or the request is small and the reserve has room (and no small request waits for it). Else undefined.
+   */
+  takeNow(size: number, namespace?: string): Release | undefined {
     const bytes = this.weigh(size);
-    if (this.waiting.length === 0 && this.inHand + bytes <= this.bytes) return Promise.resolve(this.hold(bytes, false));
+    if (this.waiting.length === 0 && this.inHand + bytes <= this.bytes) return this.hold(bytes, false, namespace);
     if (this.reserveFits(bytes) && !this.waiting.some((w) => w.bytes <= this.small))
-      return Promise.resolve(this.hold(bytes, true));
+      return this.hold(bytes, true, namespace);
+    return undefined;
+  }
+
+  /**
+   * A turn for `size` bytes for a request about an object of `namespace` (undefined: not known yet; it waits as the
+   * namespace ''): resolves with the function that gives it back (once; later calls do nothing), or rejects with
+   * NoTurn after `waitMs`, when MAX_WAITING already wait, or when `signal` aborts. A small request (at most `small`
+   * bytes) that finds no room takes its turn from the reserve if it has room. The turns of the budget go to the
+   * namespace whose last turn is the oldest, in arrival order within it (grantWaiting).
+   */
+  take(size: number, waitMs: number, signal?: AbortSignal, namespace?: string): Promise<Release> {
+    const now = this.takeNow(size, namespace);
+    if (now) return Promise.resolve(now);
+    const bytes = this.weigh(size);
     if (this.waiting.length >= this.maxWaiting)
       return Promise.reject(new NoTurn(`${this.waiting.length} requests already wait for their turn`, 'queue'));
     if (signal?.aborted) return Promise.reject(new NoTurn('the caller went away', 'gone'));
@@ -130,9 +201,10 @@ export class BodyBudget {
       };
       const waiter: Waiter = {
         bytes,
+        namespace: namespace ?? '',
         grant: (reserved) => {
           done();
-          resolve(this.hold(bytes, reserved));
+          resolve(this.hold(bytes, reserved, waiter.namespace));
         },
         refuse: (err) => {
           done();
@@ -154,15 +226,22 @@ export class BodyBudget {
       );
       signal?.addEventListener('abort', gone, { once: true });
       this.waiting.push(waiter);
+      // Another namespace's request may be the next one and fit now.
+      this.grantWaiting();
     });
   }
 
   /**
    * Whether a turn may stay with the namespace its body names, once read: a turn of the reserve does if its
    * namespace holds nothing else of the reserve, or what it holds with this one is within its share
-   * (namespaceShare); a turn of the budget always does. When not, the caller gives the turn back and answers 429.
+   * (namespaceShare); a turn of the budget always does (and, given before its namespace was read or as the namespace
+   * '', counts as its namespace's last turn too). When not, the caller gives the turn back and answers 429.
    */
   claim(turn: Release, namespace: string): boolean {
+    if (this.unnamed.has(turn)) {
+      this.unnamed.delete(turn);
+      if (namespace !== turn.namespace) this.served(namespace);
+    }
     if (!turn.reserved || this.claimed.has(turn)) return true;
     const held = this.byNamespace.get(namespace) ?? 0;
     if (held > 0 && held + turn.bytes > this.namespaceShare) return false;
@@ -171,12 +250,45 @@ export class BodyBudget {
     return true;
   }
 
+  /**
+   * The request whose turn of the budget is next: the first to arrive of the namespace whose last turn is the oldest
+   * (never, or forgotten: before any other; between those, the first to arrive).
+   */
+  private nextInTurn(): Waiter | undefined {
+    let next: Waiter | undefined;
+    let oldest = Infinity;
+    const seen = new Set<string>();
+    for (const w of this.waiting) {
+      if (seen.has(w.namespace)) continue;
+      seen.add(w.namespace);
+      const last = this.lastTurn.get(w.namespace) ?? 0;
+      if (last < oldest) {
+        oldest = last;
+        next = w;
+      }
+    }
+    return next;
+  }
+
   private reserveFits(bytes: number): boolean {
     return bytes <= this.small && this.reservedInHand + bytes <= this.reserve;
   }
 
-  /** Holds `bytes` of the budget or of its reserve: the turn that gives them back. */
-  private hold(bytes: number, reserved: boolean): Release {
+  /** `namespace`'s turn of the budget is the latest given. */
+  private served(namespace: string): void {
+    this.lastTurn.delete(namespace);
+    this.lastTurn.set(namespace, ++this.turnsGiven);
+    if (this.lastTurn.size <= NAMESPACES_REMEMBERED) return;
+    // Forgotten, a namespace counts as never served: only those with nothing waiting are, the longest served first.
+    const waiting = new Set(this.waiting.map((w) => w.namespace));
+    for (const known of this.lastTurn.keys()) {
+      if (this.lastTurn.size <= NAMESPACES_REMEMBERED / 2) break;
+      if (!waiting.has(known)) this.lastTurn.delete(known);
+    }
+  }
+
+  /** Holds `bytes` of the budget or of its reserve for `namespace`: the turn that gives them back. */
+  private hold(bytes: number, reserved: boolean, namespace: string | undefined): Release {
     if (reserved) this.reservedInHand += bytes;
     else this.inHand += bytes;
     if (this.used > this.peak) this.peak = this.used;
@@ -190,8 +302,12 @@ export class BodyBudget {
         this.unclaim(release);
         this.grantWaiting();
       },
-      { bytes, reserved },
+      { bytes, reserved, namespace },
     );
+    if (!reserved) {
+      if (namespace !== undefined) this.served(namespace);
+      if (!namespace) this.unnamed.add(release);
+    }
     return release;
   }
 
@@ -205,12 +321,11 @@ export class BodyBudget {
   }
 
   /**
-   * Turns for the waiting requests: of the budget in arrival order, as long as the first fits; then of the
-   * reserve for the small ones, in arrival order, as long as the first of them fits.
+   * Turns for the waiting requests: of the budget, as long as the next fits (nextInTurn); then of the reserve for
+   * the small ones, in arrival order, as long as the first of them fits.
    */
   private grantWaiting(): void {
-    while (this.waiting.length > 0) {
-      const next = this.waiting[0]!;
+    for (let next = this.nextInTurn(); next; next = this.nextInTurn()) {
       if (this.inHand + next.bytes > this.bytes) break;
       next.grant(false);
     }

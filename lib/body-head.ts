@@ -58,8 +58,12 @@ class HeadWalk {
   private expectKey = false;
   private pendingKey: string | undefined;
   private inSubject = false;
-  /** The subject has closed: nothing more to read. */
+  /** The subject has closed (or, with `untilNamespace`, its namespace was found): nothing more to read. */
   done = false;
+  /** Whether the subject has closed. */
+  closed = false;
+
+  constructor(private readonly untilNamespace = false) {}
 
   /** A whole string literal `text` (quotes included). */
   string(text: string): void {
@@ -76,7 +80,9 @@ class HeadWalk {
     const field = WANTED.get([...this.path.slice(2, depth), key].join('/'));
     if (!field || this.found[field] !== undefined) return;
     const value = literal(text);
-    if (value !== undefined) this.found[field] = value;
+    if (value === undefined) return;
+    this.found[field] = value;
+    if (field === 'namespace' && this.untilNamespace) this.done = true;
   }
 
   open(object: boolean): void {
@@ -90,7 +96,7 @@ class HeadWalk {
   close(): void {
     this.path.pop();
     this.isObject.pop();
-    if (this.inSubject && this.isObject.length === 1) this.done = true;
+    if (this.inSubject && this.isObject.length === 1) this.done = this.closed = true;
     this.pendingKey = undefined;
   }
 
@@ -106,7 +112,29 @@ class HeadWalk {
  * anywhere. Linear in its length; no value but those fields is decoded.
  */
 export function subjectOfHead(head: string): ParentObject | undefined {
-  const walk = new HeadWalk();
+  const { found } = walked(head, new HeadWalk());
+  if (!found.name || !found.kind) return undefined;
+  const metadata: ParentObject['metadata'] = { name: found.name };
+  if (found.namespace) metadata.namespace = found.namespace;
+  if (found.uid) metadata.uid = found.uid;
+  if (found.deletionTimestamp) metadata.deletionTimestamp = found.deletionTimestamp;
+  return { apiVersion: found.apiVersion ?? '', kind: found.kind, metadata };
+}
+
+/**
+ * The namespace of the object a hook request is about, as far as the start of its body tells it: the namespace once
+ * read, '' when the object has closed without one (a cluster-scoped object, or a body that names none), undefined
+ * when the start ends before either (`head` may be cut anywhere). The walk stops at the namespace: the object's
+ * metadata keys are sorted, and the namespace comes after its annotations, labels and managedFields, which are the
+ * tenant's to make large (lib/body-budget.ts reads at most NAMESPACE_HEAD_BYTES for it).
+ */
+export function namespaceOfHead(head: string): string | undefined {
+  const walk = walked(head, new HeadWalk(true));
+  return walk.found.namespace ?? (walk.closed ? '' : undefined);
+}
+
+/** `walk` over `head`, up to its end or until the walk is done. */
+function walked(head: string, walk: HeadWalk): HeadWalk {
   for (let i = 0; i < head.length && !walk.done; i++) {
     const c = head[i];
     if (c === '"') {
@@ -118,11 +146,5 @@ export function subjectOfHead(head: string): ParentObject | undefined {
     else if (c === '}' || c === ']') walk.close();
     else if (c === ',') walk.comma();
   }
-  const { found } = walk;
-  if (!found.name || !found.kind) return undefined;
-  const metadata: ParentObject['metadata'] = { name: found.name };
-  if (found.namespace) metadata.namespace = found.namespace;
-  if (found.uid) metadata.uid = found.uid;
-  if (found.deletionTimestamp) metadata.deletionTimestamp = found.deletionTimestamp;
-  return { apiVersion: found.apiVersion ?? '', kind: found.kind, metadata };
+  return walk;
 }

@@ -22,7 +22,8 @@ import {
 import type { Metrics } from './metrics.js';
 import { MAX_JSON_DEPTH, nestingRefused, valueDepthExceeds } from './json.js';
 import { confineRelated } from './objects.js';
-import { HEAD_BYTES, subjectOfHead } from './body-head.js';
+import { HEAD_BYTES, namespaceOfHead, subjectOfHead } from './body-head.js';
+import { NAMESPACE_HEAD_BYTES } from './body-budget.js';
 import { routesOf, type HookRoute } from './routes.js';
 
 /** What every operator's routes share: the server's, given once by buildApp. */
@@ -170,7 +171,7 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
           );
           return;
         }
-        takeTurn(request, reply, options.bodies, deadline).then(
+        takeTurn(request, reply, payload, options.bodies, deadline).then(
           () => done(null, payload),
           (err: unknown) => done(err as Error),
         );
@@ -256,15 +257,19 @@ function declaredLength(request: FastifyRequest): number | undefined {
  * hook's), and gives it back once the answer is sent or the caller has gone, and the request is done with its body:
  * its parse has ended (a large body is parsed a piece at a time over many turns of the event loop, lib/json.ts, and
  * goes on when its caller goes) and its hook has settled, or an error was answered before its hook ran. A hook that
- * never settles keeps the turn at most a deadline more than that. No turn in time: a 429 with Retry-After.
+ * never settles keeps the turn at most a deadline more than that. No turn in time: a 429 with Retry-After. A request
+ * that finds no turn at once has the start of its body read first, for the namespace it is about (the budget's turns
+ * are shared between namespaces, lib/body-budget.ts); the bytes read are given back to the stream for the parse.
  */
 async function takeTurn(
   request: FastifyRequest,
   reply: { raw: NodeJS.EventEmitter },
+  payload: NodeJS.ReadableStream,
   bodies: ServerParts['bodies'],
   deadline: number,
 ): Promise<void> {
-  const size = Math.min(declaredLength(request) ?? bodies.bodyLimit, bodies.bodyLimit);
+  const declared = declaredLength(request);
+  const size = Math.min(declared ?? bodies.bodyLimit, bodies.bodyLimit);
   // The caller going is told to the budget only while the request waits for its turn. perf: docs/performance.md:
   // aborted on every request's close (after its answer), the signal built a DOMException with its stack each time,
   // ~2.6 us in process and 12-18 us of a 10-pod PodSet request under load (`bench:profile`), for nobody to read.
@@ -274,9 +279,25 @@ async function takeTurn(
     if (waiting) gone.abort();
   });
   const started = performance.now();
+  const wait = Math.floor(deadline / 2);
   let release: Release;
+  let head = 0;
   try {
-    release = await bodies.budget.take(size, Math.floor(deadline / 2), gone.signal);
+    const now = bodies.budget.takeNow(size);
+    if (now) release = now;
+    else {
+      // Only a body of a declared length is read ahead: its start is known to end (a chunked body counts as '').
+      const room = declared === undefined ? 0 : Math.min(declared, NAMESPACE_HEAD_BYTES);
+      if (room > 0 && bodies.budget.takeHead(room)) head = room;
+      const namespace = head > 0 ? await namespaceAhead(payload, head, wait, gone.signal) : undefined;
+      if (gone.signal.aborted) throw new NoTurn('the caller went away', 'gone');
+      release = await bodies.budget.take(
+        size,
+        Math.max(0, wait - Math.floor(performance.now() - started)),
+        gone.signal,
+        namespace,
+      );
+    }
   } catch (err) {
     if (err instanceof NoTurn)
       throw new StatusError(
@@ -286,6 +307,7 @@ async function takeTurn(
     throw err;
   } finally {
     waiting = false;
+    bodies.budget.giveHead(head);
   }
   // Given back when both have happened: the caller has gone (or its answer was sent: 'close' follows), and the
   // request is done with its body, but for its hook while that runs.
@@ -324,6 +346,58 @@ async function takeTurn(
   };
   if (gone.signal.aborted) close();
   else reply.raw.once('close', close);
+}
+
+/**
+ * The namespace a body's start names (lib/body-head.ts namespaceOfHead), read before the request's turn: at most
+ * `max` bytes (and never past the body's end), in paused mode, and every byte read put back at the front of the
+ * stream (`unshift`, in the same tick as the last read, so the stream has not ended meanwhile) for the parse, which
+ * reads it as it came. '' when the start names none (or the wait ends first, or the stream fails: the caller gone).
+ */
+function namespaceAhead(
+  payload: NodeJS.ReadableStream,
+  max: number,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<string> {
+  const stream = payload as NodeJS.ReadableStream & {
+    readableLength: number;
+    readableEnded: boolean;
+    destroyed: boolean;
+  };
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let settled = false;
+    const finish = (namespace: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      stream.removeListener('readable', onReadable);
+      stream.removeListener('error', failed);
+      signal.removeEventListener('abort', failed);
+      if (bytes > 0 && !stream.destroyed && !stream.readableEnded)
+        stream.unshift(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, bytes));
+      resolve(namespace);
+    };
+    const failed = () => finish('');
+    const onReadable = () => {
+      while (bytes < max && stream.readableLength > 0) {
+        const chunk = stream.read(Math.min(max - bytes, stream.readableLength)) as Buffer | string | null;
+        if (chunk === null) break;
+        const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        chunks.push(b);
+        bytes += b.length;
+      }
+      const namespace = namespaceOfHead(Buffer.concat(chunks, bytes).toString('utf8'));
+      if (namespace !== undefined) finish(namespace);
+      else if (bytes >= max) finish('');
+    };
+    const timer = setTimeout(failed, waitMs);
+    stream.on('readable', onReadable);
+    stream.once('error', failed);
+    signal.addEventListener('abort', failed, { once: true });
+  });
 }
 
 /** Oversized bodies whose start is being read at once, at most; past it, one is refused without being read. */

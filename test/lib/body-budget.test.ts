@@ -5,10 +5,19 @@
 // limit at once took the server to 488 MiB of the Deployment's 512.
 import t from 'tap';
 import { buildApp, OVERLOADED, RETRY_AFTER_SECONDS } from '../../lib/app.js';
-import { BodyBudget, DEFAULT_BODY_BUDGET, reserveOf, serverBudget } from '../../lib/body-budget.js';
+import {
+  BodyBudget,
+  DEFAULT_BODY_BUDGET,
+  HEADS_ROOM,
+  NAMESPACE_HEAD_BYTES,
+  reserveOf,
+  serverBudget,
+} from '../../lib/body-budget.js';
+import { namespaceOfHead } from '../../lib/body-head.js';
 import { ConfigError, settingsFromEnv } from '../../lib/config.js';
 import type { CompositeSyncRequest } from '../../lib/metacontroller.js';
 import { greeting, type Translator } from '../toy/index.js';
+import { PassThrough } from 'node:stream';
 
 const TOKEN = 'budget-token-0123456789abcdef';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -294,5 +303,167 @@ t.test(
     releaseLarge();
     t.same([(await first).statusCode, (await large).statusCode], [200, 200]);
     t.equal(budget.used, 0, 'every turn given back');
+  },
+);
+
+t.test(
+  "the budget's turns shared between namespaces: the next goes to the namespace whose last turn is the oldest",
+  async (t) => {
+    const b = new BodyBudget(100, 16);
+    const order: string[] = [];
+    const waits = (size: number, namespace: string | undefined, tag: string) =>
+      b.take(size, 1000, undefined, namespace).then((r) => (order.push(tag), r));
+    const a1 = await b.take(100, 1000, undefined, 'a');
+    t.equal(a1.namespace, 'a', 'a turn says the namespace it was given to');
+    const a2 = waits(100, 'a', 'a2');
+    const a3 = waits(100, 'a', 'a3');
+    const b1 = waits(60, 'b', 'b1');
+    t.equal(b.queued, 3);
+    a1();
+    await new Promise((r) => setImmediate(r));
+    t.same(order, ['b1'], "B's request, though the last to arrive, goes before A's others: A's last turn is newer");
+    const b2 = waits(10, 'b', 'b2');
+    (await b1)();
+    await new Promise((r) => setImmediate(r));
+    t.same(order, ['b1', 'a2'], "then A's next, in its arrival order, before B's second");
+    (await a2)();
+    await new Promise((r) => setImmediate(r));
+    t.same(order, ['b1', 'a2', 'b2'], "B's second goes before A's third");
+    (await b2)();
+    await new Promise((r) => setImmediate(r));
+    t.same(order, ['b1', 'a2', 'b2', 'a3']);
+    (await a3)();
+    t.equal(b.used, 0, 'every turn given back');
+  },
+);
+
+t.test('a request that does not fit yet holds back the others: a large body is not passed for ever', async (t) => {
+  const b = new BodyBudget(100, 16);
+  const order: string[] = [];
+  const a1 = await b.take(60, 1000, undefined, 'a');
+  const big = b.take(80, 1000, undefined, 'b').then((r) => (order.push('b-big'), r));
+  const small = b.take(10, 1000, undefined, 'c').then((r) => (order.push('c-small'), r));
+  await new Promise((r) => setImmediate(r));
+  t.same(order, [], "C's small request, which fits, waits behind B's large one (neither served yet: arrival order)");
+  a1();
+  await new Promise((r) => setImmediate(r));
+  t.same(order, ['b-big', 'c-small']);
+  (await big)();
+  (await small)();
+  // A request of a namespace never served that fits passes the one that does not.
+  const c1 = await b.take(60, 1000, undefined, 'c');
+  const c2 = b.take(80, 1000, undefined, 'c').then((r) => (order.push('c2'), r));
+  const d1 = await b.take(30, 1000, undefined, 'd');
+  t.equal(d1.namespace, 'd', "D's request fits beside C's and D's last turn is older: taken at once");
+  c1();
+  d1();
+  (await c2)();
+  t.equal(b.used, 0, 'every turn given back');
+});
+
+t.test(
+  'a turn given before its namespace was read counts as its namespace once its body names it (claim)',
+  async (t) => {
+    const b = new BodyBudget(100, 16);
+    const order: string[] = [];
+    const first = b.takeNow(100)!;
+    t.equal(first.namespace, undefined, 'given at once, before its body was read');
+    t.equal(b.takeNow(1), undefined, 'no turn at once with the budget full (and no reserve)');
+    const a2 = b.take(100, 1000, undefined, 'a').then((r) => (order.push('a2'), r));
+    const unknown = b.take(100, 1000).then((r) => (order.push('unknown'), r));
+    t.ok(b.claim(first, 'a'), 'claimed by namespace a');
+    const b1 = b.take(100, 1000, undefined, 'b').then((r) => (order.push('b1'), r));
+    first();
+    await new Promise((r) => setImmediate(r));
+    t.same(order, ['unknown'], "the namespace '' (never served) goes first, then B's, A's last");
+    (await unknown)();
+    await new Promise((r) => setImmediate(r));
+    (await b1)();
+    await new Promise((r) => setImmediate(r));
+    t.same(order, ['unknown', 'b1', 'a2']);
+    (await a2)();
+    t.equal(b.used, 0, 'every turn given back');
+  },
+);
+
+t.test('the starts of bodies read ahead: within their room, given back', async (t) => {
+  const b = serverBudget();
+  t.equal(b.headsRoom, HEADS_ROOM);
+  t.equal(HEADS_ROOM, 64 * NAMESPACE_HEAD_BYTES, 'the server reads ahead 64 starts of 64 KiB at once');
+  t.ok(b.takeHead(HEADS_ROOM - 10));
+  t.notOk(b.takeHead(11), 'past the room: none read');
+  t.ok(b.takeHead(10));
+  t.equal(b.heads, HEADS_ROOM);
+  b.giveHead(HEADS_ROOM);
+  t.equal(b.heads, 0);
+  t.notOk(new BodyBudget(100).takeHead(1), 'a budget without room for starts reads none');
+});
+
+t.test('the namespace a body names, from its start (namespaceOfHead)', async (t) => {
+  const body = JSON.stringify({
+    controller: { metadata: { name: 'ctl', namespace: 'controller-ns' } },
+    parent: {
+      apiVersion: 'v1',
+      kind: 'Greeting',
+      metadata: {
+        annotations: { note: '"namespace":"ns-b"', 'x\\"': '{[' },
+        labels: { namespace: 'not-this' },
+        name: 'g',
+        namespace: 'ns-a',
+        uid: 'u',
+      },
+      spec: {},
+    },
+    children: {},
+  });
+  t.equal(namespaceOfHead(body), 'ns-a', "the subject's own namespace, not the controller's or a value's");
+  const at = body.indexOf('"namespace":"ns-a"');
+  t.equal(namespaceOfHead(body.slice(0, at)), undefined, 'a start cut before it: not known');
+  t.equal(namespaceOfHead(body.slice(0, at + 16)), undefined, 'cut within it: not known');
+  t.equal(namespaceOfHead(body.slice(0, at + 18)), 'ns-a');
+  const clusterScoped = JSON.stringify({ controller: {}, object: { kind: 'Node', metadata: { name: 'n' } }, x: {} });
+  t.equal(namespaceOfHead(clusterScoped), '', 'an object closed without one: the namespace ""');
+  t.equal(namespaceOfHead('{"controller":{}}'), undefined);
+});
+
+t.test(
+  "a request waiting for its turn: its body's start read ahead for its namespace, in pieces, and given back to its parse",
+  async (t) => {
+    const { translator, state, next } = heldTranslator();
+    const budget = serverBudget(2 * MIB);
+    const a = app(translator, { bodyBudget: budget, hookDeadlineMs: 9500 });
+    const large = post(a, request('large', 2 * MIB - 4096));
+    const releaseLarge = await next();
+    // Another namespace's request, over the reserve's small ones: it waits, its body arriving a piece at a time.
+    const body = request('other', 300 * 1024).replace('"namespace":"toys"', '"namespace":"elsewhere"');
+    t.ok(body.length > budget.small);
+    const at = body.indexOf('"namespace":"elsewhere"');
+    const stream = new PassThrough();
+    const waiting = a.inject({
+      method: 'POST',
+      url: '/hooks/greeting/sync',
+      payload: stream,
+      headers: { ...auth, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+    });
+    stream.write(body.slice(0, 40));
+    await new Promise((r) => setTimeout(r, 20));
+    stream.write(body.slice(40, at + 10));
+    await new Promise((r) => setTimeout(r, 20));
+    t.equal(budget.queued, 0, 'not waiting yet: its start does not name its namespace so far');
+    t.ok(budget.heads > 0, 'its start held within the room for starts');
+    stream.write(body.slice(at + 10, at + 4096));
+    while (budget.queued === 0) await new Promise((r) => setTimeout(r, 5));
+    t.equal(budget.queued, 1, 'waiting for its turn once its namespace is read');
+    t.ok(budget.heads > 0, 'its start held while it waits');
+    stream.end(body.slice(at + 4096));
+    releaseLarge();
+    (await next())();
+    const res = await waiting;
+    t.equal(res.statusCode, 200, 'answered: its body parsed whole, the start read ahead included');
+    t.match(res.json(), { children: [{ metadata: { name: 'other', namespace: 'elsewhere' } }] });
+    t.equal((await large).statusCode, 200);
+    t.equal(state.calls, 2);
+    t.equal(budget.used, 0, 'every turn given back');
+    t.equal(budget.heads, 0, 'the room for its start given back once it had its turn');
   },
 );

@@ -1,0 +1,115 @@
+// Attack (issue 29, tenant A against tenant B): every S3 resource's calls go to AWS under the operator's one
+// identity, and IAM (and S3's control plane) throttle an account's requests as a whole. docs/s3.md says no
+// per-namespace share of AWS calls is needed because what a namespace costs is "bounded by
+// METAOPS_S3_BUCKETS_PER_NAMESPACE (... ~2.3 calls a second for 100 at rest)". That bound is on buckets, not on S3
+// resources or syncs: an S3 resource refused TooManyBuckets still makes three reads (GetUser, the bucket,
+// ListPolicies) at every sync, however many such resources the namespace holds, and every edit of a resource (a label,
+// an annotation) is a sync of nine reads at rest. Tenant A, who may only create and edit its own S3 resources, drives
+// the operator's AWS calls without bound, and tenant B's sync shares the account's throttle with them: B's new bucket
+// is not made (Ready=False Throttled) while A keeps its resources coming.
+//
+// Must hold: what one namespace's S3 resources cost the operator's AWS identity is bounded (by its bucket bound, as
+// documented, or by a share of its own), however many resources it holds and however often it edits them; another
+// namespace's sync is served beside it.
+import t from 'tap';
+import { AwsError, type AwsApi } from '../../hooks/s3/api.js';
+import { FakeAws } from '../fixtures/fake-aws.js';
+import { NamespaceResource } from '../fixtures/s3-namespace.js';
+
+/** The namespace's bucket bound (METAOPS_S3_BUCKETS_PER_NAMESPACE), small so the test stays fast; the ratios hold. */
+const LIMIT = 5;
+const settings = { bucketsPerNamespace: LIMIT };
+/** Reads of a converged resource at each resync (docs/s3.md "Cost at rest"). */
+const AT_REST = 9;
+/** The documented worst of one namespace in one resync period: its bucket bound's resources at rest. */
+const NAMESPACE_WORST = LIMIT * AT_REST;
+/** Tenant A's resources beyond its bound (each refused TooManyBuckets): nothing limits how many it creates. */
+const EXTRA = 60;
+
+/** A view of the fake that counts every AwsApi call, and throttles (as IAM does) past `limit` calls of the window. */
+function account(fake: FakeAws, limit = Infinity): { aws: AwsApi; calls: () => number; reset: () => void } {
+  let calls = 0;
+  const aws: AwsApi = new Proxy(fake, {
+    get(target, prop, receiver) {
+      if (prop === 'withDeadline') return () => aws;
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        calls++;
+        if (calls > limit) throw new AwsError('Throttling', 'Rate exceeded', String(prop));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { aws, calls: () => calls, reset: () => (calls = 0) };
+}
+
+/** Tenant A: LIMIT resources made and Ready, and EXTRA more refused at the bound. */
+async function tenantA(fake: FakeAws): Promise<NamespaceResource[]> {
+  const all: NamespaceResource[] = [];
+  for (let i = 0; i < LIMIT + EXTRA; i++) {
+    const r = new NamespaceResource(fake, 'tenant-a', `r${i}`, { bucketName: `tenant-a-r${i}` }, settings);
+    await r.sync();
+    all.push(r);
+  }
+  return all;
+}
+
+t.test("one resync of a namespace's S3 resources costs at most what its bucket bound at rest does", async (t) => {
+  const fake = new FakeAws();
+  const a = await tenantA(fake);
+  t.equal(a.filter((r) => r.ready()['reason'] === 'TooManyBuckets').length, EXTRA, 'the extra resources are refused');
+  const { aws, calls } = account(fake);
+  for (const r of a) await r.sync(aws); // Metacontroller's resync period: every resource once
+  t.ok(
+    calls() <= NAMESPACE_WORST,
+    `tenant A's ${LIMIT + EXTRA} resources (bound ${LIMIT}) cost ${calls()} AWS calls in one resync period; ` +
+      `its bound at rest costs ${NAMESPACE_WORST}`,
+  );
+});
+
+t.test(
+  "edits of a namespace's resources within one resync period cost at most twice what its bound at rest does",
+  async (t) => {
+    const fake = new FakeAws();
+    const a: NamespaceResource[] = [];
+    for (let i = 0; i < LIMIT; i++) {
+      const r = new NamespaceResource(fake, 'tenant-a', `r${i}`, { bucketName: `tenant-a-r${i}` }, settings);
+      await r.sync();
+      await r.sync();
+      a.push(r);
+    }
+    t.ok(
+      a.every((r) => r.ready()['status'] === 'True'),
+      'the namespace holds its bound of buckets, every resource Ready',
+    );
+    const { aws, calls } = account(fake);
+    // Twenty label edits of each resource within one resync period: Metacontroller syncs each edit.
+    for (let edit = 0; edit < 20; edit++) for (const r of a) await r.sync(aws);
+    t.ok(
+      calls() <= 2 * NAMESPACE_WORST,
+      `${20 * LIMIT} edits of tenant A's ${LIMIT} resources cost ${calls()} AWS calls in one resync period; ` +
+        `its bound at rest costs ${NAMESPACE_WORST}`,
+    );
+  },
+);
+
+t.test("another namespace's new bucket is made while tenant A edits its resources", async (t) => {
+  const fake = new FakeAws();
+  const a = await tenantA(fake);
+  // The account's throttle, as a stand-in for IAM's: room for four namespaces at the documented worst in the window.
+  const { aws, calls, reset } = account(fake, 4 * NAMESPACE_WORST);
+  reset();
+  // Within one window, tenant A touches each of its resources once more (a label edit each: one sync each).
+  for (const r of a) await r.sync(aws);
+  const used = calls();
+  const b = new NamespaceResource(fake, 'tenant-b', 'data', { bucketName: 'tenant-b-data' }, settings, aws);
+  await b.sync();
+  t.equal(
+    b.ready()['status'],
+    'True',
+    `tenant B's resource is Ready (tenant A's syncs took ${used} of the window's ${4 * NAMESPACE_WORST} calls first)`,
+    { ready: b.ready() },
+  );
+  t.ok(fake.buckets.has('tenant-b-data'), "tenant B's bucket is made");
+});
