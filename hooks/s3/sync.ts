@@ -736,14 +736,16 @@ async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsAp
   return {
     status: readyStatus(released, { ...done, user: run.user, policyArn, keyId: key.key.id }, run.notes, now),
     children: [credentialsSecret(parent, done, key.key, aws.endpoint)],
-    // Old buckets waiting on their tenant alone (not empty) are looked at again less and less often, as the
-    // finalize's are: the wait is recorded by OldBucketDeleted's lastTransitionTime, in the status.
-    ...resyncAfter(
-      old.unconfirmed,
-      key.recheckIn,
-      old.waiting.length ? tenantWaitSeconds(parent, now, 'OldBucketDeleted') : undefined,
-    ),
+    ...resyncAfter(old.unconfirmed, key.recheckIn, oldBucketsWait(parent, old.waiting, now)),
   };
+}
+
+/**
+ * Old buckets waiting on their tenant alone (not empty) are looked at again less and less often, as the finalize's
+ * are (tenantWaitSeconds): the wait is recorded by OldBucketDeleted's lastTransitionTime, in the status.
+ */
+function oldBucketsWait(parent: ParentObject, waiting: string[], now: Date): number | undefined {
+  return waiting.length ? tenantWaitSeconds(parent, now, 'OldBucketDeleted') : undefined;
 }
 
 /**
