@@ -391,6 +391,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/s3/namespace-syncs-waiting-on-silent-aws-hold-at-most-its-share.test.ts',
       'test/s3/namespace-aws-calls-bounded-whatever-its-resource-count.test.ts',
       'test/s3/renamed-buckets-waiting-on-their-tenant-back-off.test.ts',
+      'test/s3/namespace-share-of-aws-calls.test.ts',
     ],
     target: 85,
   },
