@@ -7,7 +7,8 @@
 //   silent until its deadline: the namespace holds two workers at most, never all five);
 // - at most its budget of AWS calls (callsPerPeriod, refilled evenly over CALLS_PERIOD_SECONDS) is spent: a hook call
 //   starts only while the budget holds a sync at rest (AT_REST_CALLS); a started one is never cut (what it began
-//   it finishes; the budget goes below zero, and the namespace waits until it is paid back). A hook call that does not
+//   it finishes; the budget goes below zero, and the namespace waits until it is paid back); a sync that withdraws a
+//   KMS grant the server no longer allows is not held back by the budget (its calls count). A hook call that does not
 //   start keeps what the resource has (status, Secret, Ready as it was) and is asked again once the budget allows.
 //
 // Kept in memory (a restart gives every namespace a full budget), at most MAX_NAMESPACES namespaces remembered, the
@@ -92,12 +93,17 @@ export class S3Tenants {
    * (reason WAITING_FOR_SHARE) (asked again soon: once a place is likely free, or once the budget holds a sync at rest).
    */
   async run<T>(
-    namespace: string,
-    bucketsPerNamespace: number,
-    now: Date,
+    call: {
+      namespace: string;
+      bucketsPerNamespace: number;
+      now: Date;
+      /** A call that withdraws access the rules no longer give: not held back by the budget (its calls count). */
+      withdraws?: boolean;
+    },
     aws: AwsApi,
     work: (aws: AwsApi) => Promise<T>,
   ): Promise<T> {
+    const { namespace, bucketsPerNamespace, now, withdraws = false } = call;
     const capacity = this.callsOf(bucketsPerNamespace);
     const under = this.inFlight(namespace);
     if (under >= S3_TENANT_MAX_SYNCS) {
@@ -108,7 +114,7 @@ export class S3Tenants {
       );
     }
     const budget = this.budget(namespace, capacity, now);
-    if (budget.calls < Math.min(AT_REST_CALLS, capacity)) {
+    if (!withdraws && budget.calls < Math.min(AT_REST_CALLS, capacity)) {
       const rate = capacity / CALLS_PERIOD_SECONDS;
       const wait = Math.max(RETRY_SECONDS.soon, Math.ceil((Math.min(AT_REST_CALLS, capacity) - budget.calls) / rate));
       throw new ShareWait(

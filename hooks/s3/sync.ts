@@ -163,16 +163,17 @@ async function inShare(
   },
   which: 'sync' | 'finalize',
   work: (aws: AwsApi) => Promise<CompositeSyncResponse>,
+  withdraws = false,
 ): Promise<CompositeSyncResponse> {
   const { parent, now, clients, settings } = hook;
   try {
-    return await clients.tenants.run(
-      ownerOf(parent).namespace,
-      settings.bucketsPerNamespace,
+    const call = {
+      namespace: ownerOf(parent).namespace,
+      bucketsPerNamespace: settings.bucketsPerNamespace,
       now,
-      await clients.aws(),
-      work,
-    );
+      withdraws,
+    };
+    return await clients.tenants.run(call, await clients.aws(), work);
   } catch (err) {
     if (!(err instanceof ShareWait)) throw err;
     return heldForShare(hook.request, err, now, which);
@@ -644,7 +645,11 @@ function otherSecrets(request: CompositeSyncRequest, wanted: string): KubeObject
  * AccessKeyCreated, KeyRotated); it never changes the answer.
  */
 export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise<CompositeSyncResponse> {
-  return inShare(hook, 'sync', (aws) => syncIn(hook, aws));
+  // A KMS key the server no longer allows the namespace: its grant is withdrawn whatever the budget says (refusedKmsKey).
+  const key = grantedKmsKey(hook.spec.encryption);
+  const withdraws =
+    key !== undefined && kmsKeyNotAllowed(key, ownerOf(hook.parent).namespace, hook.settings.kms) !== undefined;
+  return inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws);
 }
 
 async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsApi): Promise<CompositeSyncResponse> {
@@ -786,7 +791,8 @@ export async function refused(hook: RefusedHook<S3Clients, S3Settings>): Promise
   const allowed = key !== undefined && !kmsKeyNotAllowed(key, owner.namespace, hook.settings.kms) ? key : undefined;
   try {
     const { tenants, aws } = hook.clients;
-    await tenants.run(owner.namespace, hook.settings.bucketsPerNamespace, hook.now, await aws(), (shared) =>
+    const call = { namespace: owner.namespace, bucketsPerNamespace: hook.settings.bucketsPerNamespace, now: hook.now };
+    await tenants.run(call, await aws(), (shared) =>
       narrowGrant(
         shared.withDeadline(HOOK_BUDGET_MS, hook.signal),
         owner,

@@ -34,27 +34,29 @@ t.test("a namespace's third call at once waits; a place is freed however a call 
   const gates: Array<() => void> = [];
   const held = Array.from({ length: S3_TENANT_MAX_SYNCS }, (_, i) =>
     tenants.run(
-      'a',
-      100,
-      T0,
+      { namespace: 'a', bucketsPerNamespace: 100, now: T0 },
       aws,
       () =>
         new Promise<void>((resolve, reject) => gates.push(i === 0 ? () => reject(new Error('AWS said no')) : resolve)),
     ),
   );
   t.equal(tenants.inFlight('a'), S3_TENANT_MAX_SYNCS);
-  const third = tenants.run('a', 100, T0, aws, async () => 'ran');
+  const third = tenants.run({ namespace: 'a', bucketsPerNamespace: 100, now: T0 }, aws, async () => 'ran');
   t.match(
     await third.catch((err: unknown) => err),
     { reason: WAITING_FOR_SHARE, retryAfterSeconds: 10 },
     'the third waits, asked again in 10 s',
   );
-  t.equal(await tenants.run('b', 100, T0, aws, async () => 'ran'), 'ran', 'another namespace is not held');
+  t.equal(
+    await tenants.run({ namespace: 'b', bucketsPerNamespace: 100, now: T0 }, aws, async () => 'ran'),
+    'ran',
+    'another namespace is not held',
+  );
   gates.forEach((g) => g());
   await t.rejects(held[0]!, /AWS said no/);
   await held[1];
   t.equal(tenants.inFlight('a'), 0, 'both places freed, the failed call too');
-  t.equal(await tenants.run('a', 100, T0, aws, async () => 'ran'), 'ran');
+  t.equal(await tenants.run({ namespace: 'a', bucketsPerNamespace: 100, now: T0 }, aws, async () => 'ran'), 'ran');
 });
 
 t.test('past its budget a namespace makes no call until it refills', async (t) => {
@@ -65,10 +67,10 @@ t.test('past its budget a namespace makes no call until it refills', async (t) =
     for (let i = 0; i < n; i++) await aws.getUser(`u${i}`);
   };
   // 45 calls: the whole budget of a namespace with a bound of 5.
-  await tenants.run('a', 5, T0, fake, (aws) => spend(aws, 45)());
+  await tenants.run({ namespace: 'a', bucketsPerNamespace: 5, now: T0 }, fake, (aws) => spend(aws, 45)());
   t.equal(Math.round(tenants.callsLeft('a', 45, T0)), 0);
   const waiting = await tenants
-    .run('a', 5, T0, fake, async () => void calls++)
+    .run({ namespace: 'a', bucketsPerNamespace: 5, now: T0 }, fake, async () => void calls++)
     .then(
       () => undefined,
       (err: unknown) => err,
@@ -81,14 +83,20 @@ t.test('past its budget a namespace makes no call until it refills', async (t) =
     'asked again when the budget holds a sync at rest (9 of 45/300 s)',
   );
   t.match((waiting as ShareWait).message, /45 calls a namespace may make in 5 minutes/);
-  t.equal(await tenants.run('a', 5, at(60), fake, async () => 'ran'), 'ran', 'a sync at rest fits 60 s later');
+  t.equal(
+    await tenants.run({ namespace: 'a', bucketsPerNamespace: 5, now: at(60) }, fake, async () => 'ran'),
+    'ran',
+    'a sync at rest fits 60 s later',
+  );
   t.equal(Math.round(tenants.callsLeft('a', 45, at(CALLS_PERIOD_SECONDS * 10))), 45, 'refilled to its budget, no more');
   t.equal(Math.round(tenants.callsLeft('a', 45, T0)), 45, 'a clock gone back refills nothing and takes nothing');
   // A started call is never cut: it may take more than was left, and the namespace waits until that is paid back.
-  await tenants.run('a', 5, at(CALLS_PERIOD_SECONDS * 10), fake, (aws) => spend(aws, 60)());
+  await tenants.run({ namespace: 'a', bucketsPerNamespace: 5, now: at(CALLS_PERIOD_SECONDS * 10) }, fake, (aws) =>
+    spend(aws, 60)(),
+  );
   t.ok(tenants.callsLeft('a', 45, at(CALLS_PERIOD_SECONDS * 10)) < 0, 'overdrawn');
   const owed = await tenants
-    .run('a', 5, at(CALLS_PERIOD_SECONDS * 10 + 60), fake, async () => 'ran')
+    .run({ namespace: 'a', bucketsPerNamespace: 5, now: at(CALLS_PERIOD_SECONDS * 10 + 60) }, fake, async () => 'ran')
     .catch((err: unknown) => err);
   t.ok(owed instanceof ShareWait, 'a minute later it still waits: what it took is paid back first');
   t.ok(AT_REST_CALLS <= 45);
@@ -97,7 +105,8 @@ t.test('past its budget a namespace makes no call until it refills', async (t) =
 t.test('the namespaces remembered are bounded, the least recently used forgotten first', async (t) => {
   const tenants = new S3Tenants(2);
   const fake = new FakeAws();
-  const drain = (ns: string) => tenants.run(ns, 5, T0, fake, async (aws) => void (await aws.getUser('x')));
+  const drain = (ns: string) =>
+    tenants.run({ namespace: ns, bucketsPerNamespace: 5, now: T0 }, fake, async (aws) => void (await aws.getUser('x')));
   await drain('a');
   await drain('b');
   t.equal(Math.round(tenants.callsLeft('a', 45, T0)), 44, 'a remembered');
@@ -142,4 +151,24 @@ t.test('a finalize waiting for its share keeps the resource and says why', async
     WAITING_FOR_SHARE,
     'a period later it runs',
   );
+});
+
+t.test('a sync withdrawing a KMS grant the server no longer allows is not held back by the budget', async (t) => {
+  const tenants = new S3Tenants();
+  const fake = new FakeAws();
+  await tenants.run({ namespace: 'a', bucketsPerNamespace: 5, now: T0 }, fake, async (aws) => {
+    for (let i = 0; i < 45; i++) await aws.getUser('x');
+  });
+  t.equal(
+    await tenants.run(
+      { namespace: 'a', bucketsPerNamespace: 5, now: T0, withdraws: true },
+      fake,
+      async () => 'withdrawn',
+    ),
+    'withdrawn',
+  );
+  const other = await tenants
+    .run({ namespace: 'a', bucketsPerNamespace: 5, now: T0 }, fake, async () => 'ran')
+    .catch((err: unknown) => err);
+  t.ok(other instanceof ShareWait, 'another call of the namespace still waits');
 });
