@@ -189,7 +189,8 @@ export function oldBucketsCondition(
     message:
       `old bucket ${waiting.join(', ')} is not empty and is kept with its objects (spec.bucketName was changed to ${bucket}; ` +
       `a rename never empties a bucket): set spec.bucketName back to use ${them} again, empty ${them} yourself to have ${them} deleted, ` +
-      `or set deletionPolicy: Retain to keep ${them}` +
+      `or set deletionPolicy: Retain to keep ${them} (looked at again less and less often, at least every 5 minutes: ` +
+      `an emptied bucket is deleted within 5 minutes)` +
       (forceDelete ? `; forceDelete empties ${them} when this S3 resource is deleted` : ''),
   };
 }
@@ -381,13 +382,18 @@ export function readyStatus(
 
 /**
  * When a ready sync asks to be called again (the answer's resyncAfterSeconds, absent for the resync period): soon
- * while old buckets wait, else when a young key may go.
+ * while old buckets wait on AWS (`waiting`: read untagged under this resource's claim); after `tenantWait` (or when a
+ * young key may go, if sooner) while old buckets wait only on their tenant (not empty: sync.ts tenantWaitSeconds, the
+ * finalize's backoff); else when a young key may go.
  */
 export function resyncAfter(
   waiting: readonly string[],
   recheckIn: number | undefined,
+  tenantWait?: number,
 ): { resyncAfterSeconds?: number } {
   if (waiting.length) return { resyncAfterSeconds: RETRY_SECONDS.failure };
+  if (tenantWait !== undefined)
+    return { resyncAfterSeconds: recheckIn === undefined ? tenantWait : Math.min(tenantWait, recheckIn) };
   return recheckIn === undefined ? {} : { resyncAfterSeconds: recheckIn };
 }
 

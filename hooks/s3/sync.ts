@@ -12,6 +12,7 @@ import {
   type ChildName,
   type CompositeSyncResponse,
   type ConditionInput,
+  buildConditions,
   conditionsFor,
   currentStatus,
   type EventSpec,
@@ -103,6 +104,7 @@ import {
   reserveBucket,
 } from './ledger.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
+import { S3Tenants, ShareWait } from './share.js';
 import { parseJson } from '../../lib/index.js';
 
 /**
@@ -134,11 +136,87 @@ export interface S3Clients {
    * memory (perf: docs/performance.md).
    */
   aws(): Promise<AwsApi>;
+  /**
+   * Each namespace's share of the hook's AWS calls (share.ts): one for the server, every namespace's S3 resources
+   * counted in it, so that one namespace never holds all of Metacontroller's workers or the account's throttle.
+   */
+  tenants: S3Tenants;
 }
 
 export function s3Clients(): S3Clients {
   let aws: Promise<AwsApi> | undefined;
-  return { aws: () => (aws ??= import('./aws.js').then((m) => new m.SdkAwsApi())) };
+  return { aws: () => (aws ??= import('./aws.js').then((m) => new m.SdkAwsApi())), tenants: new S3Tenants() };
+}
+
+/**
+ * Runs `work` in the namespace's share (share.ts): counted before any call; when the namespace already has its calls
+ * under way or has spent its budget, answered at once (heldForShare), nothing sent to AWS. `refused` (a refused spec's
+ * check) throws the wait instead, told in its InvalidSpec answer.
+ */
+async function inShare(
+  hook: {
+    request: CompositeSyncRequest;
+    parent: ParentObject;
+    now: Date;
+    clients: S3Clients;
+    settings: S3Settings;
+  },
+  which: 'sync' | 'finalize',
+  work: (aws: AwsApi) => Promise<CompositeSyncResponse>,
+  withdraws = false,
+): Promise<CompositeSyncResponse> {
+  const { parent, now, clients, settings } = hook;
+  try {
+    const call = {
+      namespace: ownerOf(parent).namespace,
+      bucketsPerNamespace: settings.bucketsPerNamespace,
+      now,
+      withdraws,
+    };
+    return await clients.tenants.run(call, await clients.aws(), work);
+  } catch (err) {
+    if (!(err instanceof ShareWait)) throw err;
+    return heldForShare(hook.request, err, now, which);
+  }
+}
+
+/**
+ * The answer of a hook call that waits for its namespace's share: every observed child kept, the status kept as it is
+ * (its observedGeneration too: this generation was not looked at), every condition kept but Synced (a finalize:
+ * Finalized), which says it waits; Ready is said only when the resource has none yet. A Ready resource waiting for its
+ * share stays Ready: what it has (bucket, user, key, Secret) works, nothing of it changed. Asked again when the share
+ * is likely to allow it.
+ */
+function heldForShare(
+  request: CompositeSyncRequest,
+  wait: ShareWait,
+  now: Date,
+  which: 'sync' | 'finalize',
+): CompositeSyncResponse {
+  const parent = request.parent;
+  const previous = previousConditions(parent.status);
+  const told = which === 'finalize' ? ['Finalized'] : ['Synced'];
+  if (which === 'sync' && !previous.some((c) => c.type === 'Ready')) told.unshift('Ready');
+  const fresh = buildConditions(
+    told.map((type) => ({ type, status: false, reason: wait.reason, message: wait.message })),
+    previous,
+    undefined,
+    now,
+  );
+  const conditions = [...previous.filter((c) => !told.includes(c.type)), ...fresh];
+  const before = (parent.status as Record<string, unknown> | undefined)?.['observedGeneration'];
+  const status: Record<string, unknown> = {
+    ...currentStatus(parent),
+    observedGeneration: typeof before === 'number' ? before : 0,
+    conditions,
+  };
+  const response: CompositeSyncResponse = {
+    status,
+    children: allObserved(request.children).map(keepObserved),
+    resyncAfterSeconds: wait.retryAfterSeconds,
+  };
+  if (which === 'finalize') response.finalized = false;
+  return response;
 }
 
 /** An AWS failure as the framework renders it (lib/operator.ts): conditions, a resync, throttling waits longer. */
@@ -567,8 +645,16 @@ function otherSecrets(request: CompositeSyncRequest, wanted: string): KubeObject
  * AccessKeyCreated, KeyRotated); it never changes the answer.
  */
 export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise<CompositeSyncResponse> {
+  // A KMS key the server no longer allows the namespace: its grant is withdrawn whatever the budget says (refusedKmsKey).
+  const key = grantedKmsKey(hook.spec.encryption);
+  const withdraws =
+    key !== undefined && kmsKeyNotAllowed(key, ownerOf(hook.parent).namespace, hook.settings.kms) !== undefined;
+  return inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws);
+}
+
+async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsApi): Promise<CompositeSyncResponse> {
   const { request, parent, spec, now } = hook;
-  const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
+  const aws = shared.withDeadline(HOOK_BUDGET_MS, hook.signal);
   const owner = ownerOf(parent);
   const previous = previousOf(parent);
   const wantedSecret = secretName(parent, spec);
@@ -634,7 +720,7 @@ export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise
   const region = await step('bucket', () => ensureBucket(run, () => step('IAM user', () => userOf(run)))).catch(
     (err: unknown) => lostBucket(run, err),
   );
-  const waiting = await step('old buckets', () => retireOldBuckets(run));
+  const old = await step('old buckets', () => retireOldBuckets(run));
   const arn = await step('IAM user', () => ensureUser(run));
   const policyArn = await step('IAM policy', () => ensurePolicy(run, arn, region));
   const key = await step('access key', () => ensureKey(run));
@@ -655,8 +741,16 @@ export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise
   return {
     status: readyStatus(released, { ...done, user: run.user, policyArn, keyId: key.key.id }, run.notes, now),
     children: [credentialsSecret(parent, done, key.key, aws.endpoint)],
-    ...resyncAfter(waiting, key.recheckIn),
+    ...resyncAfter(old.unconfirmed, key.recheckIn, oldBucketsWait(parent, old.waiting, now)),
   };
+}
+
+/**
+ * Old buckets waiting on their tenant alone (not empty) are looked at again less and less often, as the finalize's
+ * are (tenantWaitSeconds): the wait is recorded by OldBucketDeleted's lastTransitionTime, in the status.
+ */
+function oldBucketsWait(parent: ParentObject, waiting: string[], now: Date): number | undefined {
+  return waiting.length ? tenantWaitSeconds(parent, now, 'OldBucketDeleted') : undefined;
 }
 
 /**
@@ -696,9 +790,20 @@ export async function refused(hook: RefusedHook<S3Clients, S3Settings>): Promise
   const key = rawKmsKey(parent.spec);
   const allowed = key !== undefined && !kmsKeyNotAllowed(key, owner.namespace, hook.settings.kms) ? key : undefined;
   try {
-    const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
-    await narrowGrant(aws, owner, recordedBuckets(previousOf(parent)), allowed, hook.log);
+    const { tenants, aws } = hook.clients;
+    const call = { namespace: owner.namespace, bucketsPerNamespace: hook.settings.bucketsPerNamespace, now: hook.now };
+    await tenants.run(call, await aws(), (shared) =>
+      narrowGrant(
+        shared.withDeadline(HOOK_BUDGET_MS, hook.signal),
+        owner,
+        recordedBuckets(previousOf(parent)),
+        allowed,
+        hook.log,
+      ),
+    );
   } catch (err) {
+    // Waiting for the namespace's share: said as it is (nothing was checked, nothing sent).
+    if (err instanceof ShareWait) throw err;
     // Said after the refusal in the InvalidSpec answer (lib/operator.ts), which is asked again after its retry.
     throw awsFailure(err, `what this resource was granted before could not be checked yet: ${describe(err)}`, {
       conditions: ['Ready', 'Synced'],
@@ -1196,7 +1301,7 @@ function reasonOfFailure(err: unknown): string | undefined {
  * forceDelete is the resource's deletion's (finalize), not an edit's, so that a typo in spec.bucketName never loses
  * the bucket in use. The buckets still waiting.
  */
-async function retireOldBuckets(run: SyncRun): Promise<string[]> {
+async function retireOldBuckets(run: SyncRun): Promise<{ waiting: string[]; unconfirmed: string[] }> {
   const { aws, spec, owner, created, retained } = run;
   const plan = planOldBuckets(created, spec.bucketName, spec.deletionPolicy);
   for (const old of plan.retain) {
@@ -1239,7 +1344,7 @@ async function retireOldBuckets(run: SyncRun): Promise<string[]> {
   }
   const condition = oldBucketsCondition(waiting, spec.bucketName, spec.forceDelete);
   if (condition) run.notes.push(condition);
-  return [...waiting, ...unconfirmed];
+  return { waiting, unconfirmed };
 }
 
 /** The IAM user: ours by its tags, or created now. Its ARN's partition and account. */
@@ -1487,13 +1592,14 @@ async function removeIam(down: Teardown, userOurs: boolean, policyArn: string | 
 export const TENANT_WAIT_MAX_SECONDS = 300;
 
 /**
- * How long a finalize waiting on its tenant waits before it looks again: as long as it has waited so far (since the
- * stored Finalized=False condition's lastTransitionTime, the wait's start), at least RETRY_SECONDS.soon and at most
+ * How long a finalize waiting on its tenant waits before it looks again, or a sync whose old buckets (a rename's,
+ * not empty) wait on it (`type` OldBucketDeleted): as long as it has waited so far (since the stored `type`=False
+ * condition's lastTransitionTime, the wait's start), at least RETRY_SECONDS.soon and at most
  * TENANT_WAIT_MAX_SECONDS: 10 s, 10 s, 20 s, 40 s... then every 5 minutes. The stored time is read by type; one that
  * does not parse, or lies ahead, starts the wait again (10 s).
  */
-export function tenantWaitSeconds(parent: ParentObject, now: Date): number {
-  const before = previousConditions(parent.status).find((c) => c.type === 'Finalized');
+export function tenantWaitSeconds(parent: ParentObject, now: Date, type = 'Finalized'): number {
+  const before = previousConditions(parent.status).find((c) => c.type === type);
   const since = before && before.status === 'False' ? Date.parse(textOf(before.lastTransitionTime)) : NaN;
   const waited = Number.isFinite(since) ? Math.floor((now.getTime() - since) / 1000) : 0;
   return Math.min(TENANT_WAIT_MAX_SECONDS, Math.max(RETRY_SECONDS.soon, waited));
@@ -1549,8 +1655,15 @@ async function iamGone(aws: AwsApi, owner: Owner, user: string, policyArn: strin
 }
 
 export async function finalize(hook: FinalizeHook<Spec, S3Clients, S3Settings>): Promise<CompositeSyncResponse> {
+  return inShare(hook, 'finalize', (aws) => finalizeIn(hook, aws));
+}
+
+async function finalizeIn(
+  hook: FinalizeHook<Spec, S3Clients, S3Settings>,
+  shared: AwsApi,
+): Promise<CompositeSyncResponse> {
   const { parent, now } = hook;
-  const aws = (await hook.clients.aws()).withDeadline(HOOK_BUDGET_MS, hook.signal);
+  const aws = shared.withDeadline(HOOK_BUDGET_MS, hook.signal);
   const owner = ownerOf(parent);
   const previous = previousOf(parent);
   // A spec that no longer validates: the safe choice, Retain.

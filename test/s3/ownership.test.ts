@@ -460,7 +460,7 @@ t.test(
       const res = await r.sync();
       t.ok(aws.buckets.has('b-old'), 'not empty: kept');
       t.same(r.s().createdBuckets, ['b-new', 'b-old'], 'still listed as ours');
-      t.equal(res.resyncAfterSeconds, 30);
+      t.equal(res.resyncAfterSeconds, 10, "the first look of the tenant wait's backoff (10 s, doubling to 300 s)");
       t.match(
         ((res.status as any).conditions as any[]).find((c) => c.type === 'OldBucketDeleted'),
         {
@@ -494,7 +494,7 @@ t.test(
       );
       t.equal(aws.buckets.get('a-full')?.objects, 1, 'a-full kept with its object');
       t.same(r.s().createdBuckets, ['a-full', 'b-new'], 'and still recorded as ours');
-      t.equal(res.resyncAfterSeconds, 30);
+      t.equal(res.resyncAfterSeconds, 10, "the first look of the tenant wait's backoff");
     }
   },
 );

@@ -312,7 +312,8 @@ t.test('oldBucketsCondition: old buckets a rename left that are not empty, kept 
     reason: 'BucketNotEmpty',
     message:
       'old bucket a is not empty and is kept with its objects (spec.bucketName was changed to b; a rename never empties a bucket): ' +
-      'set spec.bucketName back to use it again, empty it yourself to have it deleted, or set deletionPolicy: Retain to keep it',
+      'set spec.bucketName back to use it again, empty it yourself to have it deleted, or set deletionPolicy: Retain to keep it ' +
+      '(looked at again less and less often, at least every 5 minutes: an emptied bucket is deleted within 5 minutes)',
   });
   t.strictSame(oldBucketsCondition(['a', 'c'], 'b', true), {
     type: 'OldBucketDeleted',
@@ -320,7 +321,8 @@ t.test('oldBucketsCondition: old buckets a rename left that are not empty, kept 
     reason: 'BucketNotEmpty',
     message:
       'old bucket a, c is not empty and is kept with its objects (spec.bucketName was changed to b; a rename never empties a bucket): ' +
-      'set spec.bucketName back to use them again, empty them yourself to have them deleted, or set deletionPolicy: Retain to keep them; ' +
+      'set spec.bucketName back to use them again, empty them yourself to have them deleted, or set deletionPolicy: Retain to keep them ' +
+      '(looked at again less and less often, at least every 5 minutes: an emptied bucket is deleted within 5 minutes); ' +
       'forceDelete empties them when this S3 resource is deleted',
   });
 });
@@ -545,6 +547,10 @@ t.test('resyncAfter: soon while old buckets wait, else when a young key may go',
   t.strictSame(resyncAfter([], 7), { resyncAfterSeconds: 7 });
   t.strictSame(resyncAfter(['a'], undefined), { resyncAfterSeconds: 30 });
   t.strictSame(resyncAfter(['a'], 7), { resyncAfterSeconds: 30 });
+  t.strictSame(resyncAfter([], undefined, 40), { resyncAfterSeconds: 40 }, 'old buckets waiting on their tenant');
+  t.strictSame(resyncAfter([], 7, 40), { resyncAfterSeconds: 7 }, 'a young key sooner');
+  t.strictSame(resyncAfter([], 70, 40), { resyncAfterSeconds: 40 });
+  t.strictSame(resyncAfter(['a'], undefined, 300), { resyncAfterSeconds: 30 }, 'waiting on AWS: soon');
 });
 
 t.test('credentialsSecret: the key, the region, the bucket, and the endpoint when there is one', async (t) => {

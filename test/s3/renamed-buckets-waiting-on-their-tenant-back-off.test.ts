@@ -1,23 +1,13 @@
-// Attack (issue 29, tenant A against tenant B): every S3 resource's calls go to AWS under the operator's one identity,
-// and IAM throttles an account's requests as a whole, so what one namespace's resources call every other namespace's
-// S3 syncs share. A finalize that waits on a bucket only its tenant can empty backs off (10 s doubling to 300 s:
-// test/s3/finalize-waiting-on-its-tenant-costs-what-rest-does.test.ts), because without it a deleted resource cost
-// ~20 times what one at rest does, for as long as its tenant wanted. The same wait after a rename does not back off:
-// with `deletionPolicy: Delete`, each `spec.bucketName` edit leaves the old bucket to be deleted once empty, and while
-// the tenant keeps an object in it the resource is synced again every 30 s (RETRY_SECONDS.failure, plan.ts
-// resyncAfter), for good, each sync trying every waiting bucket again. Tenant A renames each of its resources nine
-// times (MAX_BUCKETS is 10 a resource) and leaves one object in each old bucket: within its bucket bound
-// (METAOPS_S3_BUCKETS_PER_NAMESPACE, 100 by default: ten such resources) it keeps more than twice the calls docs/s3.md
-// counts for the same buckets at rest (~2.3 a second for 100), on the identity tenant B's syncs share, for as long as
-// it wants: measured, one such resource makes 120 syncs and 1,920 AWS calls an hour, 23 times one resource at rest
-// (84) and 2.3 times the same ten buckets at rest (840).
-//
-// Must hold: a resource whose old buckets wait on what only its tenant can change backs off as the finalize does: an
-// hour of waiting costs at most twice the calls of an hour at rest.
+// Old buckets a rename left behind (deletionPolicy: Delete) that still hold objects wait on what only their tenant
+// can change (emptying them). They are looked at again less and less often, as a finalize waiting on its tenant is
+// (10 s doubling to 300 s, from OldBucketDeleted's lastTransitionTime in the status, not from memory): before, every
+// 30 s for good (one resource with nine such buckets: 120 syncs and 1,920 AWS calls an hour, 2.3 times the same ten
+// buckets at rest), on the AWS identity every namespace shares. An hour of waiting costs at most twice an hour at rest.
 import t from 'tap';
 import type { AwsApi } from '../../hooks/s3/api.js';
 import { MAX_BUCKETS } from '../../hooks/s3/sync.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
+import { budgeted } from '../fixtures/hooks.js';
 import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
 /** A view of the fake that counts every AwsApi method called. */
@@ -65,6 +55,7 @@ async function ready(fake: FakeAws, name: string, spec: Record<string, unknown>)
 
 t.test('old buckets a rename left waiting on their tenant cost about what an hour at rest does', async (t) => {
   const fake = new FakeAws();
+  budgeted(fake);
   const old = Array.from({ length: MAX_BUCKETS - 1 }, (_, i) => `tenant-a-old-${i}`);
   // The same ten buckets at rest: ten resources, each Ready on its own bucket.
   let rest = 0;

@@ -1,24 +1,17 @@
-// Attack (issue 29, tenant A against tenant B): docs/operating.md gives EtcdCluster syncs a share per namespace (at
-// most 2 of a namespace's syncs wait on its members at once, the rest answered 429 at once: TENANT_MAX_SYNCS), so that
-// Metacontroller's five workers of a kind, which every namespace shares, are never all held by one tenant's slow
-// dependency. It gives S3 none: "The S3 hook's calls go only to the operator's AWS endpoint ..., each within its
-// deadline (4 s, 7 s a sync): a tenant cannot make them slow or silent, so it has no share counted in calls." But the
-// tenant picks the region its bucket calls go to (`spec.region`: any region of the operator's partition), and the
-// hardening docs/operating.md recommends, `networkPolicy.egress.https=restricted` with `awsCidrs` naming the VPC
-// endpoints of the operator's region, drops every connection to another region's endpoint: its calls are silent until
-// their deadline (a SYN that is never answered: 2 s to connect, 4 s a call). Tenant A's S3 resources naming such a
-// region each hold a worker ~4 s (the bucket is looked up before the namespace's bucket bound is counted, so resources
-// past the bound do too), again every 30 s (Unreachable): about 38 of them keep all five of Metacontroller's S3
-// workers busy, and tenant B's S3 syncs wait behind them in Metacontroller's queue.
+// A namespace's S3 hook calls that call AWS at once are bounded (hooks/s3/share.ts S3_TENANT_MAX_SYNCS, 2, as
+// EtcdCluster's TENANT_MAX_SYNCS), counted before any call. The tenant picks the region its bucket calls go to
+// (spec.region), and the restricted egress docs/operating.md recommends drops every other region's endpoint: such calls
+// are silent until their deadline (~4 s). Metacontroller's five workers of a kind are every namespace's; a namespace's
+// syncs past its share are answered at once without a call (every observed child and the status kept, Synced=False
+// WaitingForNamespaceShare, asked again soon), leaving the workers to other namespaces.
 //
 // Stand-in: the in-memory AWS, whose calls about buckets in the dropped region never answer until the test lets them
 // go (the deadline). Metacontroller's five workers call the hook with five of A's resources at once.
-//
-// Must hold: as for EtcdCluster, at most two syncs of one namespace wait on AWS at once; the others are answered at
-// once (told to retry), leaving Metacontroller's workers to other namespaces.
 import t from 'tap';
 import { AwsError, type AwsApi } from '../../hooks/s3/api.js';
+import { WAITING_FOR_SHARE } from '../../hooks/s3/share.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
+import { budgeted } from '../fixtures/hooks.js';
 import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
 /** A region of the operator's partition whose endpoints the server's egress policy drops. */
@@ -57,6 +50,7 @@ const settle = async () => {
 
 t.test("a namespace's S3 syncs waiting on silent AWS calls hold at most its share of workers", async (t) => {
   const fake = new FakeAws();
+  budgeted(fake);
   const dropped = droppedRegion(fake);
   const a = Array.from(
     { length: WORKERS },
@@ -76,8 +70,22 @@ t.test("a namespace's S3 syncs waiting on silent AWS calls hold at most its shar
   await settle();
   const waiting = dropped.pending();
   const answeredBefore = answered;
+  // Another namespace's sync, while A's wait: served (its own share).
+  const b = new NamespaceResource(fake, 'tenant-b', 'data', { bucketName: 'tenant-b-data' }, {}, dropped.aws);
+  await b.sync();
+  t.equal(b.ready()['status'], 'True', "tenant B's resource is made while tenant A's syncs wait", { ready: b.ready() });
+  t.equal(answeredBefore, WORKERS - SHARE, "A's syncs past its share are answered before the calls' deadline");
   dropped.release();
-  await Promise.all(syncs);
+  const answers = await Promise.all(syncs);
+  const told = a.filter((r) => {
+    const synced = ((r.status?.['conditions'] as any[]) ?? []).find((c) => c.type === 'Synced');
+    return synced?.reason === WAITING_FOR_SHARE;
+  });
+  t.equal(told.length, WORKERS - SHARE, 'each sync past the share says it waits for its namespace share');
+  t.ok(
+    answers.every((res, i) => !told.includes(a[i]!) || (res.resyncAfterSeconds ?? Infinity) <= 10),
+    'and is asked again soon',
+  );
   t.comment(
     `${waiting} of tenant A's ${WORKERS} syncs waited on a silent call; ${answeredBefore} were answered before the calls' deadline`,
   );
