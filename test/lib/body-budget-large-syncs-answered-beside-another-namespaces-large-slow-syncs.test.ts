@@ -9,7 +9,7 @@
 // turn of the budget goes to the namespace whose last turn is the oldest, so B waits for A's sync in hand at most.
 import t from 'tap';
 import { serverBudget } from '../../lib/body-budget.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
+import type { ObservedObject } from '../../lib/metacontroller.js';
 import { testApp } from '../fixtures/app.js';
 import { otherTenantPosts } from '../fixtures/other-tenant.js';
 import { request } from '../fixtures/requests.js';
@@ -23,7 +23,7 @@ const TOKEN = 'body-budget-large-b-token-0123456789abcdef';
 const PORT = 22900;
 
 /** B's observed pod `i`, with the managed fields and status the API server keeps (~5.7 KiB as JSON). */
-function observedPod(i: number): KubeObject {
+function observedPod(i: number): ObservedObject {
   const fieldsV1 = Object.fromEntries(
     Array.from({ length: 40 }, (_, k) => [`f:field-${k}`.padEnd(40, 'x'), { '.': {}, 'f:value': {} }]),
   );
@@ -50,7 +50,7 @@ function observedPod(i: number): KubeObject {
     },
     spec: { containers: [{ name: 'busybox', image: 'busybox', command: ['sleep', '3600'] }] },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  } as KubeObject;
+  } as ObservedObject;
 }
 
 for (const [PODS, port] of [
@@ -61,7 +61,11 @@ for (const [PODS, port] of [
     `another namespace's large, slow syncs do not keep a namespace's sync of ${PODS} pods from being answered`,
     async (t) => {
       const budget = serverBudget();
-      const app = testApp({ auth: { bearer: TOKEN }, deps: { etcdClient: () => silentEtcd }, bodyBudget: budget });
+      const app = testApp({
+        auth: { bearer: TOKEN },
+        clients: { etcdcluster: { etcd: () => silentEtcd } },
+        bodyBudget: budget,
+      });
       t.teardown(() => app.close());
       const base = await app.listen({ port, host: '127.0.0.1' });
       const podset = request('podset', { size: PODS });
