@@ -160,7 +160,7 @@ t.test('a replacement not Ready stops the rollout and says why; the revert heals
     status: 'False',
     reason: 'RolloutWaiting',
     message:
-      /^1 of 3 pods on template \w+; next to replace: podset-sample-pod-1; waiting for podset-sample-pod-2 \(current template\) to be Ready: ErrImagePull$/,
+      /^1 of 3 pods on template \w+; next to replace: podset-sample-pod-1; waiting for podset-sample-pod-2 \(current template\) to be Ready: ImagePullBackOff$/,
   });
   t.equal((stuck.status as any).ready, '2/3');
   t.same(w.answers.at(-1), w.answers.at(-2), 'waiting is quiet: the same answer at each sync');
