@@ -627,13 +627,15 @@ interface ContainerStatus {
  * Whether a container is in a crash loop between two back-offs: it has restarted, is not Ready, and runs again (or
  * has just ended again) after a run shorter than CRASH_LOOP_RESET_SECONDS, or of no length that reads. The kubelet
  * says `CrashLoopBackOff` only while it waits; between its waits the container is `running` (not Ready) or
- * `terminated`, and is failing all the same. A container that restarts after a long run (a `sleep 3600` that ended,
+ * `terminated` (an init container that ended is not read so: it has done its step), and is failing all the same. A container that restarts after a long run (a `sleep 3600` that ended,
  * a cache killed after a day) is no crash loop.
  */
-function crashLooping(c: ContainerStatus): boolean {
+function crashLooping(c: ContainerStatus, init: boolean): boolean {
   if (typeof c.restartCount !== 'number' || c.restartCount <= 0 || c.ready === true) return false;
-  const run = c.state?.terminated ?? (c.state?.running !== undefined ? c.lastState?.terminated : undefined);
-  if (c.state?.terminated === undefined && c.state?.running === undefined) return false;
+  // An init container that ended has done its step (or failed it: then the kubelet waits, CrashLoopBackOff).
+  const ended = init ? undefined : c.state?.terminated;
+  const run = ended ?? (c.state?.running !== undefined ? c.lastState?.terminated : undefined);
+  if (ended === undefined && c.state?.running === undefined) return false;
   const ran = runSeconds(run);
   return ran === undefined || ran < CRASH_LOOP_RESET_SECONDS;
 }
@@ -649,7 +651,10 @@ export function podFailure(pod: KubeObject, own?: ReadonlySet<string>): string |
   const status = pod['status'] as
     { phase?: unknown; containerStatuses?: unknown; initContainerStatuses?: unknown } | undefined;
   if (status?.phase === 'Failed') return 'Failed';
-  for (const list of [status?.initContainerStatuses, status?.containerStatuses]) {
+  for (const [list, init] of [
+    [status?.initContainerStatuses, true],
+    [status?.containerStatuses, false],
+  ] as const) {
     if (!Array.isArray(list)) continue;
     for (const c of list) {
       const container = c as ContainerStatus | null;
@@ -657,7 +662,7 @@ export function podFailure(pod: KubeObject, own?: ReadonlySet<string>): string |
       if (own && !own.has(container.name as string)) continue;
       const reason = container.state?.waiting?.reason;
       if (FAILING.has(reason as string)) return failureWord(reason as string);
-      if (crashLooping(container)) return 'CrashLoopBackOff';
+      if (crashLooping(container, init)) return 'CrashLoopBackOff';
     }
   }
   return undefined;

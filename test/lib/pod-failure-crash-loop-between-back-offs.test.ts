@@ -67,6 +67,17 @@ t.test('no crash loop: a restart after a long run, a Ready container, none resta
     'just ended after an hour',
   );
   t.equal(podFailure(pod(between(30), 'istio-proxy'), new Set(['app'])), undefined, 'a sidecar is not read');
+  const initPod = (container: Record<string, unknown>): KubeObject => ({
+    ...pod({}),
+    status: { phase: 'Running', initContainerStatuses: [{ name: 'app', ...container }] },
+  });
+  const stepDone = {
+    ready: false,
+    restartCount: 1,
+    state: { terminated: { exitCode: 0, reason: 'Completed', startedAt: at(0), finishedAt: at(2) } },
+  };
+  t.equal(podFailure(initPod(stepDone)), undefined, 'an init container that ended after a retry has done its step');
+  t.equal(podFailure(initPod(between(30))), 'CrashLoopBackOff', 'one that runs again after a short run is looping');
   t.equal(podFailure(pod(between(30)), new Set(['app'])), 'CrashLoopBackOff', 'its own container is');
 });
 
