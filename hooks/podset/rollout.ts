@@ -12,6 +12,7 @@ import {
   failureWord,
   isPodReady,
   type KubeObject,
+  podFailure,
   runSeconds,
   textOf,
 } from '../../lib/index.js';
@@ -98,6 +99,10 @@ export interface RolloutPlan {
  */
 export function notReadyReason(pod: KubeObject | undefined): string {
   if (!pod) return '';
+  // Its own container failing (lib/replicas.ts podFailure): a crash loop is CrashLoopBackOff between the kubelet's
+  // back-offs too, so the status does not turn at each restart.
+  const failing = podFailure(pod, CONTAINERS);
+  if (failing && failing !== 'Failed') return `: ${failing}`;
   const status = pod['status'] as { phase?: unknown; containerStatuses?: unknown } | undefined;
   const statuses = status?.containerStatuses;
   if (Array.isArray(statuses)) {

@@ -413,6 +413,24 @@ t.test('planRollout: a candidate whose replacement would not be made is not repl
   t.equal(planRollout(members, 'h', () => undefined).replace, 'a-2', 'replaced when nothing blocks it');
 });
 
+t.test('why a pod is not Ready: a crash loop says CrashLoopBackOff between back-offs too', async (t) => {
+  const pod = (state: unknown) =>
+    ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'busybox', ready: false, restartCount: 3, state, lastState: { terminated: { exitCode: 1 } } },
+        ],
+      },
+    }) as KubeObject;
+  t.equal(notReadyReason(pod({ waiting: { reason: 'CrashLoopBackOff' } })), ': CrashLoopBackOff');
+  t.equal(notReadyReason(pod({ running: { startedAt: 'x' } })), ': CrashLoopBackOff', 'running again, not Ready');
+  t.equal(notReadyReason(pod({ waiting: { reason: 'ErrImagePull' } })), ': ImagePullBackOff');
+});
+
 t.test("why a pod is not Ready: its first waiting container's reason, or its phase", async (t) => {
   const pod = (status: unknown) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, status }) as KubeObject;
   t.equal(notReadyReason(undefined), '');
