@@ -589,7 +589,60 @@ const FAILING = new Set([
 ]);
 
 /**
- * Why a pod is failing (a container's waiting reason, or the pod's phase Failed), or undefined. `own`: the names of the
+ * The kubelet's two words for one image that cannot be pulled: `ErrImagePull` while it pulls, `ImagePullBackOff`
+ * while it waits for the next attempt. Said as one (ImagePullBackOff), so that a status naming it is not written
+ * anew at every pull attempt.
+ */
+export function failureWord(reason: string): string {
+  return reason === 'ErrImagePull' ? 'ImagePullBackOff' : reason;
+}
+
+/**
+ * How long a container must have run before a restart is no crash loop: the kubelet forgets a container's back-off
+ * once it has run this long (10 minutes).
+ */
+export const CRASH_LOOP_RESET_SECONDS = 600;
+
+/** The seconds a container's run lasted, from its `startedAt` to its `finishedAt` (RFC 3339), or undefined. */
+export function runSeconds(run: { startedAt?: unknown; finishedAt?: unknown } | undefined): number | undefined {
+  if (typeof run?.startedAt !== 'string' || typeof run.finishedAt !== 'string') return undefined;
+  const from = Date.parse(run.startedAt);
+  const to = Date.parse(run.finishedAt);
+  return Number.isNaN(from) || Number.isNaN(to) ? undefined : (to - from) / 1000;
+}
+
+interface ContainerStatus {
+  name?: unknown;
+  ready?: unknown;
+  restartCount?: unknown;
+  state?: {
+    waiting?: { reason?: unknown };
+    running?: unknown;
+    terminated?: { startedAt?: unknown; finishedAt?: unknown };
+  };
+  lastState?: { terminated?: { startedAt?: unknown; finishedAt?: unknown } };
+}
+
+/**
+ * Whether a container is in a crash loop between two back-offs: it has restarted, is not Ready, and runs again (or
+ * has just ended again) after a run shorter than CRASH_LOOP_RESET_SECONDS, or of no length that reads. The kubelet
+ * says `CrashLoopBackOff` only while it waits; between its waits the container is `running` (not Ready) or
+ * `terminated` (an init container that ended is not read so: it has done its step), and is failing all the same. A container that restarts after a long run (a `sleep 3600` that ended,
+ * a cache killed after a day) is no crash loop.
+ */
+function crashLooping(c: ContainerStatus, init: boolean): boolean {
+  if (typeof c.restartCount !== 'number' || c.restartCount <= 0 || c.ready === true) return false;
+  // An init container that ended has done its step (or failed it: then the kubelet waits, CrashLoopBackOff).
+  const ended = init ? undefined : c.state?.terminated;
+  const run = ended ?? (c.state?.running !== undefined ? c.lastState?.terminated : undefined);
+  if (ended === undefined && c.state?.running === undefined) return false;
+  const ran = runSeconds(run);
+  return ran === undefined || ran < CRASH_LOOP_RESET_SECONDS;
+}
+
+/**
+ * Why a pod is failing (a container's waiting reason, said as failureWord says it; `CrashLoopBackOff` too between
+ * the back-offs of a crash loop, crashLooping; or the pod's phase Failed), or undefined. `own`: the names of the
  * containers (and init containers) the parent answered in its pods; only those are read. A container another writer
  * added (an injected sidecar: Istio's istio-proxy, Vault's agent) waiting for its image neither makes the workload
  * failing nor hides its own container's failure (lib/replicas.ts podsFailing). Without `own`, every container counts.
@@ -598,13 +651,18 @@ export function podFailure(pod: KubeObject, own?: ReadonlySet<string>): string |
   const status = pod['status'] as
     { phase?: unknown; containerStatuses?: unknown; initContainerStatuses?: unknown } | undefined;
   if (status?.phase === 'Failed') return 'Failed';
-  for (const list of [status?.initContainerStatuses, status?.containerStatuses]) {
+  for (const [list, init] of [
+    [status?.initContainerStatuses, true],
+    [status?.containerStatuses, false],
+  ] as const) {
     if (!Array.isArray(list)) continue;
     for (const c of list) {
-      const container = c as { name?: unknown; state?: { waiting?: { reason?: unknown } } } | null;
-      if (own && !own.has(container?.name as string)) continue;
-      const reason = container?.state?.waiting?.reason;
-      if (FAILING.has(reason as string)) return reason as string;
+      const container = c as ContainerStatus | null;
+      if (!container || typeof container !== 'object') continue;
+      if (own && !own.has(container.name as string)) continue;
+      const reason = container.state?.waiting?.reason;
+      if (FAILING.has(reason as string)) return failureWord(reason as string);
+      if (crashLooping(container, init)) return 'CrashLoopBackOff';
     }
   }
   return undefined;

@@ -6,10 +6,21 @@
 // rolling update looks children up by bare name and never finds a namespaced one, so a rollout stops after the first
 // pod, waiting forever on "missing child" (docs/metacontroller.md).
 import { createHash } from 'node:crypto';
-import { asGiven, type ConditionInput, isPodReady, type KubeObject, textOf } from '../../lib/index.js';
+import {
+  asGiven,
+  type ConditionInput,
+  failureWord,
+  isPodReady,
+  type KubeObject,
+  podFailure,
+  runSeconds,
+  textOf,
+} from '../../lib/index.js';
 
 /** The label on every pod naming the template it was made from (a hash of its labels and pod spec). */
 export const TEMPLATE_HASH_LABEL = 'metaops.dev/template-hash';
+/** The containers the hook answers in each pod (sync.ts podSpec): the only ones whose restarts the rollout reads. */
+export const CONTAINERS: ReadonlySet<string> = new Set(['busybox']);
 /** While a rollout is not finished, the hook asks to be called again this often (pod events call it sooner). */
 export const ROLLOUT_RESYNC_SECONDS = 30;
 
@@ -60,8 +71,11 @@ export interface Member {
    */
   settling?: number;
   /**
-   * Ready, and a container of it has restarted: on the current template it proves nothing, however long it has been
-   * Ready (the node's clock may run behind the hook's; the restart count is no clock's), and the rollout stops there.
+   * Ready, and one of its own containers (CONTAINERS) restarted after a run shorter than minReadySeconds, or of no
+   * length that reads (crashedRun): on the current template it proves nothing, however long it has been Ready since
+   * (the node's clock may run behind the hook's; the run's length is read on the node's clock alone), and the rollout
+   * stops there. A restart after a run that lasted minReadySeconds (a `sleep 3600` that ended, an application killed
+   * after a day) is no failed start: the pod is judged by its Ready condition, as one that never restarted.
    */
   restarted?: boolean;
 }
@@ -79,16 +93,23 @@ export interface RolloutPlan {
   recheckIn?: number;
 }
 
-/** Why a pod is not Ready, in a word or two (the kubelet's reason for its first waiting container), or ''. */
+/**
+ * Why a pod is not Ready, in a word or two (the kubelet's reason for its first waiting container, its two words for
+ * an image that cannot be pulled said as one: lib/replicas.ts failureWord), or ''.
+ */
 export function notReadyReason(pod: KubeObject | undefined): string {
   if (!pod) return '';
+  // Its own container failing (lib/replicas.ts podFailure): a crash loop is CrashLoopBackOff between the kubelet's
+  // back-offs too, so the status does not turn at each restart.
+  const failing = podFailure(pod, CONTAINERS);
+  if (failing && failing !== 'Failed') return `: ${failing}`;
   const status = pod['status'] as { phase?: unknown; containerStatuses?: unknown } | undefined;
   const statuses = status?.containerStatuses;
   if (Array.isArray(statuses)) {
     for (const s of statuses) {
       const waiting = (s as { state?: { waiting?: { reason?: unknown } } } | null)?.state?.waiting;
       const reason = waiting?.reason;
-      if (typeof reason === 'string' && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(reason)) return `: ${reason}`;
+      if (typeof reason === 'string' && /^[A-Za-z][A-Za-z0-9]{0,63}$/.test(reason)) return `: ${failureWord(reason)}`;
     }
   }
   // Running and not Ready says nothing more than "to be Ready" does.
@@ -101,7 +122,7 @@ function waitingFor(m: Member): string {
   if (m.state === 'absent') return `${m.name} to be created (if it stays missing, kubectl get events says why)`;
   if (m.state === 'going') return `${m.name} to be deleted and made again`;
   if (m.restarted)
-    return `${m.name} (current template), which restarted: delete it to try the template again, or change the template`;
+    return `${m.name} (current template), which restarted after running less than minReadySeconds: delete it to try the template again, or change the template`;
   if (m.ready) return `${m.name} (current template) to stay Ready for minReadySeconds`;
   return `${m.name} (current template) to be Ready${notReadyReason(m.pod)}`;
 }
@@ -213,7 +234,7 @@ export function liveMember(
   const ready = isPodReady(pod);
   const member: Member = { name, state: 'live', pod, current: isCurrent(pod, hash, legacy), ready };
   if (!ready || legacy.minReadySeconds <= 0) return member;
-  if (restarted(pod)) member.restarted = true;
+  if (crashedRun(pod, legacy.minReadySeconds)) member.restarted = true;
   else {
     const left = settlingFor(pod, legacy.minReadySeconds, now);
     if (left !== undefined) member.settling = left;
@@ -242,14 +263,28 @@ function settlingFor(pod: KubeObject, minReady: number, now: Date): number | und
   return left > 0 ? Math.ceil(left) : undefined;
 }
 
-/** Whether a container of the pod has restarted (its status' restartCount above 0). */
-function restarted(pod: KubeObject): boolean {
+/**
+ * Whether one of the pod's own containers (CONTAINERS; an injected sidecar's restarts are not the template's) has
+ * restarted (restartCount above 0) after a run shorter than `minReady` seconds: its `lastState.terminated`, the run
+ * before the current one, from `startedAt` to `finishedAt` (both the node's clock: no skew between the node and the
+ * hook reads into it). A run whose length does not read counts as short: a restart proves nothing unless the run
+ * before it is known to have lasted.
+ */
+function crashedRun(pod: KubeObject, minReady: number): boolean {
   const statuses = (pod['status'] as { containerStatuses?: unknown } | undefined)?.containerStatuses;
   return (
     Array.isArray(statuses) &&
     statuses.some((s: unknown) => {
-      const count = (s as { restartCount?: unknown } | null)?.restartCount;
-      return typeof count === 'number' && count > 0;
+      const c = s as {
+        name?: unknown;
+        restartCount?: unknown;
+        lastState?: { terminated?: { startedAt?: unknown; finishedAt?: unknown } };
+      } | null;
+      if (!CONTAINERS.has(c?.name as string)) return false;
+      const count = c?.restartCount;
+      if (typeof count !== 'number' || count <= 0) return false;
+      const ran = runSeconds(c?.lastState?.terminated);
+      return ran === undefined || ran < minReady;
     })
   );
 }

@@ -65,6 +65,7 @@ import {
 import { addedPodBytes, type Answered, measuredAddedBytes, measuredMost } from './measure.js';
 import { MAX_ANSWER_BYTES, MAX_SIZE, PodSetSpec, type PodSetSpec as Spec } from './schema.js';
 import {
+  CONTAINERS,
   liveMember,
   planRollout,
   ROLLOUT_RESYNC_SECONDS,
@@ -549,9 +550,6 @@ export function isFinished(pod: KubeObject): boolean {
   const phase = (pod['status'] as { phase?: unknown } | undefined)?.phase;
   return phase === 'Failed' || phase === 'Succeeded';
 }
-
-/** The containers the hook answers in each pod (podSpec). */
-const CONTAINERS: ReadonlySet<string> = new Set(['busybox']);
 
 /** How many pods fit, and why not more (podsWithin). */
 interface Fit {

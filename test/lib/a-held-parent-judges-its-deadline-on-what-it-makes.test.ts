@@ -57,7 +57,7 @@ t.test('PodSet held for one pod name whose other pods never become Ready', async
   const p = condition(res, 'Progressing');
   t.match(p, { status: 'False', reason: 'ProgressDeadlineExceeded' }, 'judged on the two pods it makes');
   t.match(p.message, /^0 of 2 members are Ready \(Pod web-pod-2 is another owner's/, p.message);
-  t.match(p.message, /web-pod-0 \(ErrImagePull\), web-pod-1 \(ErrImagePull\) are not Ready/);
+  t.match(p.message, /web-pod-0 \(ImagePullBackOff\), web-pod-1 \(ImagePullBackOff\) are not Ready/);
   t.notMatch(p.message, /creating the others fails/, 'no creation blamed: the held pod was never asked for');
 });
 

@@ -379,7 +379,7 @@ t.test(
       'CreateContainerError',
       'RunContainerError',
     ])
-      t.equal(podFailure(pod('p', waiting(reason))), reason);
+      t.equal(podFailure(pod('p', waiting(reason))), reason === 'ErrImagePull' ? 'ImagePullBackOff' : reason);
     t.equal(podFailure(pod('p', undefined)), undefined, 'no status yet');
     t.equal(podFailure(pod('p', { containerStatuses: 5 })), undefined, 'statuses that are no list');
     t.equal(
@@ -397,7 +397,7 @@ t.test(
         type: 'Degraded',
         status: true,
         reason: 'PodsFailing',
-        message: '3 pods failing: a: ErrImagePull, b: ErrImagePull, c: ErrImagePull',
+        message: '3 pods failing: a: ImagePullBackOff, b: ImagePullBackOff, c: ImagePullBackOff',
       },
     );
     t.same(degraded(undefined, [pod('a', { phase: 'Failed' })]).message, '1 pod failing: a: Failed');

@@ -44,7 +44,10 @@ t.test('pods waiting on ErrImagePull past the default deadline', async (t) => {
   const p = condition(res, 'Progressing');
   t.match(p, { status: 'False', reason: 'ProgressDeadlineExceeded' });
   t.match(p.message, /0 of 2 members are Ready after more than 600 s without progress/);
-  t.match(p.message, /pods podset-sample-pod-0 \(ErrImagePull\), podset-sample-pod-1 \(ErrImagePull\) are not Ready/);
+  t.match(
+    p.message,
+    /pods podset-sample-pod-0 \(ImagePullBackOff\), podset-sample-pod-1 \(ImagePullBackOff\) are not Ready/,
+  );
   t.notMatch(p.message, /creating the others fails/, 'nothing refused: no creation blamed');
   t.match(condition(res, 'Ready'), { status: 'False', reason: 'ProgressDeadlineExceeded' });
 });

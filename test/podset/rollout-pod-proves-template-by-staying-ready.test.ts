@@ -73,24 +73,39 @@ t.test('a Ready condition without a time: Ready enough, or since the pod was mad
   t.equal(member(numbered).settling, 6, 'a time that is not text is no time (not the year 2000): since it was made');
 });
 
-t.test('a pod on the new template that restarted proves nothing, however long it has been Ready', async (t) => {
-  const restarted = member(pod('a-1', 'new', true, at(3600), 1));
-  t.equal(restarted.restarted, true);
-  t.equal(restarted.settling, undefined, 'no time to wait for: it stays unproven');
-  const plan = planRollout([member(pod('a-0', 'old', true, at(600))), restarted], 'new');
-  t.equal(plan.replace, undefined, 'the rollout stops there');
-  t.equal(plan.recheckIn, undefined, 'nothing changes by waiting');
-  t.match(plan.condition.message, /a-1 \(current template\), which restarted: delete it to try the template again/);
-  const sidecar = pod('a-1', 'new', true, at(3600), 0);
-  (sidecar as any).status.containerStatuses.push({ name: 'proxy', restartCount: 2 }, null, { restartCount: '9' });
-  t.equal(member(sidecar).restarted, true, 'any container restarted counts, whatever else the list holds');
-  (sidecar as any).status.containerStatuses = [null, { restartCount: '9' }, { name: 'a' }];
-  t.equal(member(sidecar).restarted, undefined, 'a count that is not a number is no restart');
-  t.equal(member(pod('a-1', 'new', false, at(1), 3)).restarted, undefined, 'not Ready: it waits to be Ready first');
-  const untimed = planRollout([member(pod('a-0', 'old', true)), member(pod('a-1', 'new', true, undefined, 1))], 'new');
-  t.equal(untimed.replace, undefined, 'with no time written either');
-  t.equal(member(pod('a-1', 'new', true, at(3600), 5), 0).restarted, undefined, 'minReadySeconds 0: Ready is enough');
-});
+t.test(
+  'a pod on the new template that restarted after a short run proves nothing, however long it has been Ready',
+  async (t) => {
+    const restarted = member(pod('a-1', 'new', true, at(3600), 1));
+    t.equal(restarted.restarted, true);
+    t.equal(restarted.settling, undefined, 'no time to wait for: it stays unproven');
+    const plan = planRollout([member(pod('a-0', 'old', true, at(600))), restarted], 'new');
+    t.equal(plan.replace, undefined, 'the rollout stops there');
+    t.equal(plan.recheckIn, undefined, 'nothing changes by waiting');
+    t.match(
+      plan.condition.message,
+      /a-1 \(current template\), which restarted after running less than minReadySeconds: delete it to try the template again/,
+    );
+    const sidecar = pod('a-1', 'new', true, at(3600), 0);
+    (sidecar as any).status.containerStatuses.push({ name: 'proxy', restartCount: 2 }, null, { restartCount: '9' });
+    t.equal(
+      member(sidecar).restarted,
+      undefined,
+      "a container the PodSet did not make (a sidecar): its restarts are not the template's",
+    );
+    (sidecar as any).status.containerStatuses[0].restartCount = 1;
+    t.equal(member(sidecar).restarted, true, 'its own busybox restarted counts, whatever else the list holds');
+    (sidecar as any).status.containerStatuses = [null, { name: 'busybox', restartCount: '9' }, { name: 'a' }];
+    t.equal(member(sidecar).restarted, undefined, 'a count that is not a number is no restart');
+    t.equal(member(pod('a-1', 'new', false, at(1), 3)).restarted, undefined, 'not Ready: it waits to be Ready first');
+    const untimed = planRollout(
+      [member(pod('a-0', 'old', true)), member(pod('a-1', 'new', true, undefined, 1))],
+      'new',
+    );
+    t.equal(untimed.replace, undefined, 'with no time written either');
+    t.equal(member(pod('a-1', 'new', true, at(3600), 5), 0).restarted, undefined, 'minReadySeconds 0: Ready is enough');
+  },
+);
 
 t.test('a pod that is not Ready is not settling: it waits to be Ready', async (t) => {
   const m = member(pod('a-1', 'new', false, at(1)));
@@ -114,4 +129,34 @@ t.test('the sync asks to be called again when the wait is up, and reads minReady
   const res = sync(request('podset', spec, { children }), FIXED_NOW);
   t.equal(res.resyncAfterSeconds, 15, 'Ready 5 s of 20: called again in 15 s');
   t.equal(res.children.length, 2, 'the outdated pod is kept');
+});
+
+/** A pod on the new template Ready since `since`, its busybox restarted once after a run of `ran` seconds. */
+function restartedAfter(ran: number, since: string, times: { started?: unknown; finished?: unknown } = {}): KubeObject {
+  const p = pod('a-1', 'new', true, since, 1);
+  (p as any).status.containerStatuses[0].lastState = {
+    terminated: {
+      exitCode: 0,
+      reason: 'Completed',
+      startedAt: 'started' in times ? times.started : at(ran + 100),
+      finishedAt: 'finished' in times ? times.finished : at(100),
+    },
+  };
+  return p;
+}
+
+t.test('a restart after a run of minReadySeconds or more is no failed start: judged by Ready alone', async (t) => {
+  t.equal(member(restartedAfter(3600, at(60))).restarted, undefined, 'a `sleep 3600` that ended: not held');
+  t.equal(member(restartedAfter(10, at(60))).restarted, undefined, 'a run of exactly minReadySeconds');
+  t.equal(member(restartedAfter(9.5, at(60))).restarted, true, 'a run just short of it: a crash');
+  t.equal(member(restartedAfter(30, at(60)), 45).restarted, true, 'its own minReadySeconds');
+  t.equal(member(restartedAfter(3600, at(4))).settling, 6, 'Ready again for 4 s of 10: it settles, as a new pod');
+  const plan = planRollout([member(pod('a-0', 'old', true, at(600))), member(restartedAfter(3600, at(60)))], 'new');
+  t.equal(plan.replace, 'a-0', 'the next pod is replaced');
+  for (const [times, why] of [
+    [{ started: undefined }, 'no start time'],
+    [{ finished: 'x' }, 'an end that does not parse'],
+    [{ started: 5 }, 'a time that is not text'],
+  ] as const)
+    t.equal(member(restartedAfter(3600, at(60), times)).restarted, true, `${why}: the run does not read, a crash`);
 });

@@ -160,7 +160,7 @@ t.test('a replacement not Ready stops the rollout and says why; the revert heals
     status: 'False',
     reason: 'RolloutWaiting',
     message:
-      /^1 of 3 pods on template \w+; next to replace: podset-sample-pod-1; waiting for podset-sample-pod-2 \(current template\) to be Ready: ErrImagePull$/,
+      /^1 of 3 pods on template \w+; next to replace: podset-sample-pod-1; waiting for podset-sample-pod-2 \(current template\) to be Ready: ImagePullBackOff$/,
   });
   t.equal((stuck.status as any).ready, '2/3');
   t.same(w.answers.at(-1), w.answers.at(-2), 'waiting is quiet: the same answer at each sync');
@@ -411,6 +411,24 @@ t.test('planRollout: a candidate whose replacement would not be made is not repl
     message: '1 of 3 pods on template h; next to replace: a-2; not replaced: no room',
   });
   t.equal(planRollout(members, 'h', () => undefined).replace, 'a-2', 'replaced when nothing blocks it');
+});
+
+t.test('why a pod is not Ready: a crash loop says CrashLoopBackOff between back-offs too', async (t) => {
+  const pod = (state: unknown) =>
+    ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'busybox', ready: false, restartCount: 3, state, lastState: { terminated: { exitCode: 1 } } },
+        ],
+      },
+    }) as KubeObject;
+  t.equal(notReadyReason(pod({ waiting: { reason: 'CrashLoopBackOff' } })), ': CrashLoopBackOff');
+  t.equal(notReadyReason(pod({ running: { startedAt: 'x' } })), ': CrashLoopBackOff', 'running again, not Ready');
+  t.equal(notReadyReason(pod({ waiting: { reason: 'ErrImagePull' } })), ': ImagePullBackOff');
 });
 
 t.test("why a pod is not Ready: its first waiting container's reason, or its phase", async (t) => {

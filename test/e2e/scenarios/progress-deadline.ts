@@ -55,7 +55,7 @@ export const progressDeadline: Scenario = {
       );
       assert.ok(took <= DEADLINE + 30, `within its ${DEADLINE} s deadline and a few resyncs: ${took.toFixed(1)} s`);
       assert.match(message, new RegExp(`more than ${DEADLINE} s without progress`));
-      assert.match(message, /stuck-pod-0 \(ErrImagePull\)/, `the pods and their reason named: ${message}`);
+      assert.match(message, /stuck-pod-0 \(ImagePullBackOff\)/, `the pods and their reason named: ${message}`);
       assert.doesNotMatch(message, /creating the others fails/, 'nothing was refused: no creation blamed');
       assert.equal(condition(exceeded, 'Ready')?.status, 'False');
       notes.push(

@@ -197,15 +197,15 @@ async function stuckThenReverted(k: ControlPlane, kubelet: Kubelet, kill: boolea
   const good = kubelet.latest()!.pods.get(`${NAME}-pod-0`)!.image;
   const log = new RolloutLog(kubelet);
   await setImage(k, 'busybox:no-such-tag');
-  const waiting = await waitFor('Updated=False RolloutWaiting on ErrImagePull', async () => {
+  const waiting = await waitFor('Updated=False RolloutWaiting on ImagePullBackOff', async () => {
     const p = await podset(k);
     const updated = condition(p, 'Updated');
-    return updated?.reason === 'RolloutWaiting' && /ErrImagePull/.test(updated.message) ? p : undefined;
+    return updated?.reason === 'RolloutWaiting' && /ImagePullBackOff/.test(updated.message) ? p : undefined;
   });
   assert.match(
     condition(waiting, 'Updated').message,
     new RegExp(
-      `^1 of 3 pods on template \\w+; next to replace: ${NAME}-pod-1; waiting for ${NAME}-pod-2 \\(current template\\) to be Ready: ErrImagePull$`,
+      `^1 of 3 pods on template \\w+; next to replace: ${NAME}-pod-1; waiting for ${NAME}-pod-2 \\(current template\\) to be Ready: ImagePullBackOff$`,
     ),
   );
   assert.equal(waiting.status.ready, '2/3');

@@ -1,4 +1,5 @@
-// Attack finding ("quiet at rest"; issue 31 item 7, Degraded as the Operator SDK sample has it, and its Events): a
+// A crash-looping pod stays Degraded and is told once (docs/memcached.md; issue 31 item 7, Degraded as the Operator
+// SDK sample has it, and its Events). Before: a
 // Memcached whose one pod crash-loops (the cache killed for its memory 30 s after each start, a bad flag in a new
 // image) never gets better, yet its status and `kubectl describe` say otherwise at every restart. The kubelet reports
 // the container `waiting: CrashLoopBackOff` during each back-off and `running` (not Ready, restartCount grown,

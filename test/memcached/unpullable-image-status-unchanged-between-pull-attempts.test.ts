@@ -1,4 +1,4 @@
-// Attack finding ("quiet at rest"): a Memcached whose image cannot be pulled (a tag the registry does not have) stays
+// Quiet at rest (docs/memcached.md, Degraded): a Memcached whose image cannot be pulled (a tag the registry does not have) stays
 // so until someone fixes the spec; nothing about it changes but the kubelet's word for it, which alternates at every
 // pull attempt: `ErrImagePull` while it pulls, `ImagePullBackOff` while it waits (back-off up to 5 minutes, then again).
 // The status names that word (Degraded "1 pod failing: <pod>: ErrImagePull" / "...: ImagePullBackOff"), so the

@@ -1,7 +1,8 @@
-// Attack finding ("a rollout that never finishes", "thousands of pods"): a PodSet's pods run `sleep 3600` by default
+// A PodSet rollout goes on past a pod on the new template that restarted after a long run (docs/podset.md, Rollouts):
+// a PodSet's pods run `sleep 3600` by default
 // (hooks/podset/schema.ts DEFAULT_COMMAND) under restartPolicy Always, so every pod's container ends after an hour
 // (exit 0, Completed) and the kubelet starts it again: restartCount 1, then 2, one more each hour, for every pod, as
-// designed. The rollout (hooks/podset/rollout.ts planRollout) holds while any pod on the new template "has restarted"
+// designed. The rollout (hooks/podset/rollout.ts planRollout) held while any pod on the new template "has restarted"
 // (restartCount above 0, whatever the exit and however long ago, even after the pod proved itself): "which
 // restarted: delete it to try the template again". So any rollout in which a pod made from the new template is more
 // than an hour old before the last old pod is replaced stops for good. At the defaults a step is the old pod's
@@ -18,7 +19,7 @@ import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { podsetSync, withPodsetPolicy } from '../fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
-import { conditionOf, podsetRequest, podsOf, rolledOut } from '../podset/syncs.js';
+import { conditionOf, podsetRequest, podsOf, rolledOut } from './syncs.js';
 
 const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000).toISOString();
 

@@ -1,6 +1,7 @@
-// Attack finding ("a rollout that never finishes"; pods with injected sidecars, which the PodSet docs support): the
+// A PodSet rollout reads only the restarts of the container it made (docs/podset.md, Rollouts; pods with injected
+// sidecars, which the PodSet docs support). Before, the
 // rollout holds while a pod on the new template "has restarted", read as any container status with restartCount
-// above 0 (hooks/podset/rollout.ts restarted). That includes containers the PodSet never made: Istio's
+// above 0 (hooks/podset/rollout.ts, before crashedRun). That includes containers the PodSet never made: Istio's
 // istio-proxy, a Vault agent, a log shipper an admission webhook injected. Such a sidecar restarting once (it often
 // does at start, before the mesh answers it, or when its own limits are hit) stops the rollout for good at that pod:
 // "which restarted: delete it to try the template again, or change the template", though the busybox container the
@@ -13,7 +14,7 @@ import t from 'tap';
 import type { KubeObject } from '../../lib/metacontroller.js';
 import { podsetSync, withPodsetPolicy } from '../fixtures/hooks.js';
 import { asObserved, FIXED_NOW, objectMap } from '../fixtures/requests.js';
-import { conditionOf, podsetRequest, podsOf, rolledOut } from '../podset/syncs.js';
+import { conditionOf, podsetRequest, podsOf, rolledOut } from './syncs.js';
 
 const at = (s: number) => new Date(FIXED_NOW.getTime() + s * 1000).toISOString();
 
