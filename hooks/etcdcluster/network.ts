@@ -17,6 +17,8 @@ import {
   complementKeptAtDeletion,
   complementPolicyName,
   egressComplementPolicies,
+  complementInFreeNames,
+  egressHandover,
   egressDoubtCondition,
   MAX_COMPLEMENT_SELECTORS,
   namespaceGovernsCondition,
@@ -487,8 +489,19 @@ export function withMemberPolicy(
   let answer = response;
   for (const n of [...complementNames(networkPolicyName(cluster)), ...complementNames(restoreCheckPolicyName(cluster))])
     answer = withoutPolicy(answer, n);
-  const memberComplement = memberComplementPolicies(request.parent, settings, own, governance.members);
-  const checkComplement = checkComplementPolicies(request.parent, settings, governance.check);
+  // Held for one of their names (an admin's policy so named): that one is answered under a free name of the set.
+  const memberComplement = complementInFreeNames(
+    request,
+    memberComplementPolicies(request.parent, settings, own, governance.members),
+    networkPolicyName(cluster),
+    now,
+  );
+  const checkComplement = complementInFreeNames(
+    request,
+    checkComplementPolicies(request.parent, settings, governance.check),
+    restoreCheckPolicyName(cluster),
+    now,
+  );
   let out = keptWithPolicies(
     request,
     answer,
@@ -509,7 +522,36 @@ export function withMemberPolicy(
     out = withoutPolicy(out, networkPolicyName(cluster));
   if (governance.check.egress && !(checkPolicy && out.children.includes(checkPolicy)))
     out = withoutPolicy(out, restoreCheckPolicyName(cluster));
-  return out;
+  // The observed policies the answer replaces are kept until their replacements are observed.
+  const children = clusterEgressHandover(request, out.children, settings, own, governance);
+  return children.length === out.children.length && children.every((c, i) => c === out.children[i])
+    ? out
+    : { ...out, children };
+}
+
+/**
+ * The answer's children with the members' and the restore check pod's egress kept while it changes hands between
+ * their policy and its `-egress-` complement policies (lib/network-policy.ts egressHandover): the observed ones the
+ * answer replaces stay until their replacements are observed; `<name>-members` keeps its Egress meanwhile with the
+ * ingress the answer gives it (governance.members).
+ */
+export function clusterEgressHandover(
+  request: CompositeSyncRequest,
+  children: readonly KubeObject[],
+  settings: Partial<EtcdClusterSettings>,
+  own: boolean,
+  governance: ClusterGovernance,
+): KubeObject[] {
+  const parent = request.parent;
+  const cluster = parent.metadata.name ?? '';
+  const members = egressHandover(request, children, {
+    main: networkPolicyName(cluster),
+    mainWithEgress: memberNetworkPolicy(parent, settings, own, { ...governance.members, egress: false }),
+  });
+  return egressHandover(request, members, {
+    main: restoreCheckPolicyName(cluster),
+    mainWithEgress: restoreCheckNetworkPolicy(parent, settings, { egress: false }),
+  });
 }
 
 /** What `count` member pods reach without their policy, in words. */
