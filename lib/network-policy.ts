@@ -570,6 +570,34 @@ export function egressComplementPolicies(
   }));
 }
 
+/**
+ * The complement policies of one of a parent's pods' policies, as every kind answers them (PodSet `<name>-podset`,
+ * Memcached `<name>-memcached`, EtcdCluster `<name>-members` and `<name>-restore-check`): `policy`, the pods'
+ * policy's name (its complement policies are `<policy>-egress-<i>`: complementPolicyNames); `pods`, the labels that
+ * policy selects them by; `egress`, its way out; none where the server's setting turns the kind's policies off (`off`)
+ * or governance says no pod needs one (egressComplementPolicies).
+ */
+export function podsComplementPolicies(
+  parent: ParentObject,
+  policy: string,
+  pods: Record<string, string>,
+  options: {
+    app: string;
+    egress: unknown[];
+    governance: Pick<NamespaceGovernance, 'egress' | 'complement'> | undefined;
+    off?: boolean;
+  },
+): KubeObject[] {
+  if (options.off) return [];
+  return egressComplementPolicies(parent, {
+    app: options.app,
+    name: policy,
+    pods,
+    egress: options.egress,
+    governance: options.governance,
+  });
+}
+
 /** The names the complement policies of a parent's pods' policy `name` may take (complementPolicyName, each index). */
 export function complementPolicyNames(name: string): string[] {
   return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(name, i));

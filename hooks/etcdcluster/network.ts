@@ -15,12 +15,11 @@ import {
   namespaceGovernance,
   governingNames,
   complementKeptAtDeletion,
-  complementPolicyName,
-  egressComplementPolicies,
+  complementPolicyNames,
+  podsComplementPolicies,
   complementInFreeNames,
   egressHandover,
   egressDoubtCondition,
-  MAX_COMPLEMENT_SELECTORS,
   namespaceGovernsCondition,
   type NamespaceGovernance,
   type ParentKindSettings,
@@ -290,14 +289,12 @@ export function memberComplementPolicies(
   own: boolean,
   governance: NamespaceGovernance | undefined,
 ): KubeObject[] {
-  if (settings.memberNetworkPolicy === false) return [];
   const name = parent.metadata.name ?? '';
-  return egressComplementPolicies(parent, {
+  return podsComplementPolicies(parent, networkPolicyName(name), selector(name, own), {
     app: 'etcd',
-    name: networkPolicyName(name),
-    pods: selector(name, own),
     egress: egressOf(settings, parent.metadata.namespace ?? 'default'),
     governance,
+    off: settings.memberNetworkPolicy === false,
   });
 }
 
@@ -307,25 +304,18 @@ export function checkComplementPolicies(
   settings: Partial<EtcdClusterSettings>,
   governance: NamespaceGovernance | undefined,
 ): KubeObject[] {
-  if (settings.memberNetworkPolicy === false) return [];
   const name = parent.metadata.name ?? '';
-  return egressComplementPolicies(parent, {
+  return podsComplementPolicies(parent, restoreCheckPolicyName(name), checkPodLabels(name), {
     app: 'etcd',
-    name: restoreCheckPolicyName(name),
-    pods: checkPodLabels(name),
     egress: egressOf(settings, parent.metadata.namespace ?? 'default'),
     governance,
+    off: settings.memberNetworkPolicy === false,
   });
 }
 
 /** The labels the restore check pod's policy selects it by (only it carries them). */
 function checkPodLabels(cluster: string): Record<string, string> {
   return { ...selectorLabels('etcd', cluster), 'app.kubernetes.io/component': 'restore-check' };
-}
-
-/** The names the complement policies of the cluster's policy `policy` may take (complementPolicyName). */
-function complementNames(policy: string): string[] {
-  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(policy, i));
 }
 
 /** How long after its EtcdCluster's deletion its NetworkPolicies are kept while its pods are observed (lib). */
@@ -430,9 +420,9 @@ export function clusterGovernance(
   // The complement policies' names (`-egress-<i>`) likewise: an admin's policy of such a name governs.
   const own = [networkPolicyName(cluster)];
   const ownIfMarked = [
-    ...complementNames(networkPolicyName(cluster)),
+    ...complementPolicyNames(networkPolicyName(cluster)),
     restoreCheckPolicyName(cluster),
-    ...complementNames(restoreCheckPolicyName(cluster)),
+    ...complementPolicyNames(restoreCheckPolicyName(cluster)),
   ];
   const member = pods.filter((p) => memberIndex(cluster, textOf(p.metadata?.name, '')) !== undefined);
   const check = pods.filter((p) => p.metadata?.name === checkPodName(cluster));
@@ -487,7 +477,10 @@ export function withMemberPolicy(
   const checkPolicy = restoreCheckNetworkPolicy(request.parent, settings, governance.check);
   // The complement policies observed are answered anew (the namespace's policies may have changed meanwhile).
   let answer = response;
-  for (const n of [...complementNames(networkPolicyName(cluster)), ...complementNames(restoreCheckPolicyName(cluster))])
+  for (const n of [
+    ...complementPolicyNames(networkPolicyName(cluster)),
+    ...complementPolicyNames(restoreCheckPolicyName(cluster)),
+  ])
     answer = withoutPolicy(answer, n);
   // Held for one of their names (an admin's policy so named): that one is answered under a free name of the set.
   const memberComplement = complementInFreeNames(
@@ -587,7 +580,7 @@ export function networkPolicyCreated(
   );
   const check = observedNamed(request.children, 'Pod', 'v1', checkPodName(cluster));
   const complement = governance?.egress
-    ? governance.complement.map((_, i) => complementPolicyName(networkPolicyName(cluster), i))
+    ? complementPolicyNames(networkPolicyName(cluster)).slice(0, governance.complement.length)
     : [];
   const said = policiesCreatedCondition(
     request,

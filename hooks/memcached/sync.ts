@@ -74,12 +74,11 @@ import {
   COMPLEMENT_POLICIES_BYTES,
   namespaceGovernsCondition,
   namespacePolicyRules,
-  complementPolicyName,
-  egressComplementPolicies,
+  complementPolicyNames,
+  podsComplementPolicies,
   complementInFreeNames,
   egressHandover,
   egressDoubtCondition,
-  MAX_COMPLEMENT_SELECTORS,
   workloadEgress,
   podLabelSets,
   withoutPolicy,
@@ -145,20 +144,18 @@ export function complementPolicies(
   settings: WorkloadNetworkSettings | undefined,
   governance: NamespaceGovernance | undefined,
 ): KubeObject[] {
-  if (settings?.workloadNetworkPolicy === false) return [];
   const name = parent.metadata.name ?? '';
-  return egressComplementPolicies(parent, {
+  return podsComplementPolicies(parent, networkPolicyName(name), policyPods(name, own), {
     app: APP,
-    name: networkPolicyName(name),
-    pods: policyPods(name, own),
     egress: workloadEgress(),
     governance,
+    off: settings?.workloadNetworkPolicy === false,
   });
 }
 
-/** The names the Memcached's complement policies may take (lib/network-policy.ts complementPolicyName). */
+/** The names the Memcached's complement policies may take (lib/network-policy.ts complementPolicyNames). */
 function complementNames(name: string): string[] {
-  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(networkPolicyName(name), i));
+  return complementPolicyNames(networkPolicyName(name));
 }
 
 /**

@@ -46,12 +46,11 @@ import {
   keptWithPolicies,
   namespaceGovernance,
   namespaceGovernsCondition,
-  complementPolicyName,
-  egressComplementPolicies,
+  complementPolicyNames,
+  podsComplementPolicies,
   complementInFreeNames,
   egressHandover,
   egressDoubtCondition,
-  MAX_COMPLEMENT_SELECTORS,
   workloadEgress,
   NAMESPACE_POLICIES_BYTES,
   COMPLEMENT_POLICIES_BYTES,
@@ -162,14 +161,12 @@ export function complementPolicies(
   settings: WorkloadNetworkSettings | undefined,
   governance: NamespaceGovernance | undefined,
 ): KubeObject[] {
-  if (settings?.workloadNetworkPolicy === false) return [];
   const name = parent.metadata.name ?? '';
-  return egressComplementPolicies(parent, {
+  return podsComplementPolicies(parent, networkPolicyName(name), selectorLabels(APP, name), {
     app: APP,
-    name: networkPolicyName(name),
-    pods: selectorLabels(APP, name),
     egress: workloadEgress(),
     governance,
+    off: settings?.workloadNetworkPolicy === false,
   });
 }
 
@@ -247,9 +244,9 @@ export function kept(
   return children.length === out.children.length ? out : { ...out, children };
 }
 
-/** The names the PodSet's complement policies may take (lib/network-policy.ts complementPolicyName). */
+/** The names the PodSet's complement policies may take (lib/network-policy.ts complementPolicyNames). */
 function complementNames(name: string): string[] {
-  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(networkPolicyName(name), i));
+  return complementPolicyNames(networkPolicyName(name));
 }
 
 /**
