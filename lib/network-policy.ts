@@ -571,6 +571,155 @@ export function egressComplementPolicies(
 }
 
 /**
+ * The complement policies of one of a parent's pods' policies, as every kind answers them (PodSet `<name>-podset`,
+ * Memcached `<name>-memcached`, EtcdCluster `<name>-members` and `<name>-restore-check`): `policy`, the pods'
+ * policy's name (its complement policies are `<policy>-egress-<i>`: complementPolicyNames); `pods`, the labels that
+ * policy selects them by; `egress`, its way out; none where the server's setting turns the kind's policies off (`off`)
+ * or governance says no pod needs one (egressComplementPolicies).
+ */
+export function podsComplementPolicies(
+  parent: ParentObject,
+  policy: string,
+  pods: Record<string, string>,
+  options: {
+    app: string;
+    egress: unknown[];
+    governance: Pick<NamespaceGovernance, 'egress' | 'complement'> | undefined;
+    off?: boolean;
+  },
+): KubeObject[] {
+  if (options.off) return [];
+  return egressComplementPolicies(parent, {
+    app: options.app,
+    name: policy,
+    pods,
+    egress: options.egress,
+    governance: options.governance,
+  });
+}
+
+/** The names the complement policies of a parent's pods' policy `name` may take (complementPolicyName, each index). */
+export function complementPolicyNames(name: string): string[] {
+  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(name, i));
+}
+
+/**
+ * The complement policies of a parent's pods' policy `name` (`policies`, as egressComplementPolicies answers them) with
+ * each one whose name another owner holds (policyNameTaken: an admin's policy `<name>-egress-0`; the parent is held
+ * for it, NetworkPolicyNameTaken) answered under a name of the set that is free: one no other of them takes and no
+ * other owner holds (`<name>-egress-<j>`, j below MAX_COMPLEMENT_SELECTORS). Where the hold would else answer none
+ * of them, the pods of its term would run with no egress policy at all (no namespace policy selects them), and the
+ * held parent's other names, free, would keep none of its pods from the metadata services: a hold never takes a
+ * protection away. One for which no free name is left keeps its name (the hold answers it not: NetworkPolicyCreated
+ * says its pods run without it).
+ */
+export function complementInFreeNames(
+  request: CompositeSyncRequest,
+  policies: readonly KubeObject[],
+  name: string,
+  now: Date,
+): KubeObject[] {
+  const taken = policies.map((p) => policyNameTaken(request, p, now));
+  if (!taken.includes(true)) return [...policies];
+  const used = new Set(policies.map((p) => p.metadata.name));
+  const spare = complementPolicyNames(name).filter(
+    (n) =>
+      !used.has(n) &&
+      !policyNameTaken(
+        request,
+        { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: n } },
+        now,
+      ),
+  );
+  return policies.map((p, i) => {
+    if (!taken[i] || spare.length === 0) return p;
+    return { ...p, metadata: { ...p.metadata, name: spare.shift()! } };
+  });
+}
+
+/** Whether a NetworkPolicy (answered or observed, read by type) selects pods for egress (policyTypes names Egress). */
+function carriesEgress(policy: KubeObject | undefined): boolean {
+  const types = isRecord(policy?.['spec']) ? (policy['spec'] as Record<string, unknown>)['policyTypes'] : undefined;
+  return Array.isArray(types) && types.includes('Egress');
+}
+
+/** Whether a policy answered is observed as answered for egress: the same podSelector, Egress among its types. */
+function observedAsAnswered(request: Pick<CompositeSyncRequest, 'children'>, policy: KubeObject): boolean {
+  const o = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', policy.metadata.name ?? '');
+  if (!o || !carriesEgress(o)) return false;
+  const selector = (p: KubeObject) => JSON.stringify(sortedKeys((p['spec'] as Record<string, unknown>)['podSelector']));
+  return selector(o) === selector(policy);
+}
+
+/** A value with its objects' keys sorted (for comparing two selectors as JSON). */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, sortedKeys(value[k])]),
+  );
+}
+
+/**
+ * The answer's children with the pods' egress kept while it changes hands between a parent's pods' policy `main` and
+ * its complement policies (`<main>-egress-<i>`). Where the namespace's egress policies stop selecting some of the pods
+ * (split -> whole), the answer takes the `-egress-` policies away and gives `main` its Egress; where they start to
+ * (whole -> split), it takes `main`'s Egress away (PodSet, Memcached: `main` itself) and gives the `-egress-` policies.
+ * Metacontroller applies the two in no promised order (it may delete first), and meanwhile a pod would be selected for
+ * egress by none of them: it reaches the metadata services. So while a policy of the answer that carries Egress (its
+ * `main` with Egress, each of its `-egress-` policies) is not observed as answered (the same podSelector, Egress among
+ * its types), the observed ones it replaces are kept: the observed `-egress-` policies the answer leaves out, as
+ * stored, and `main` with its Egress (`mainWithEgress`: the policy as the parent answers it when the namespace governs
+ * none of its pods; absent, the observed one as stored) where it is observed with Egress and answered without. Once
+ * every one is observed they go. Pure: the same observed state, the same answer; at rest nothing is kept. It narrows
+ * nothing and adds no way out the parent did not have a moment before (a pod the namespace now governs keeps
+ * metaops' way out until its replacements are observed).
+ */
+export function egressHandover(
+  request: Pick<CompositeSyncRequest, 'children'>,
+  children: readonly KubeObject[],
+  options: { main: string; mainWithEgress?: KubeObject | undefined },
+): KubeObject[] {
+  const names = new Set(complementPolicyNames(options.main));
+  const policy = (c: KubeObject | null | undefined): c is KubeObject =>
+    !!c && c.kind === 'NetworkPolicy' && c.apiVersion === 'networking.k8s.io/v1';
+  const answered = children.filter(policy);
+  const main = answered.find((c) => c.metadata?.name === options.main);
+  const carriers = answered.filter(
+    (c) => names.has(c.metadata?.name ?? '') || (c.metadata?.name === options.main && carriesEgress(c)),
+  );
+  if (carriers.every((c) => observedAsAnswered(request, c))) return [...children];
+  const answeredNames = new Set(answered.map((c) => c.metadata?.name));
+  const out = [...children];
+  for (const o of observedComplementPolicies(request, options.main))
+    if (!answeredNames.has(o.metadata.name)) out.push(o);
+  const observedMain = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', options.main);
+  if (observedMain && carriesEgress(observedMain) && !carriesEgress(main)) {
+    const withEgress = options.mainWithEgress ?? keepObservedPolicy(observedMain);
+    const at = main ? out.findIndex((c) => c === main) : -1;
+    if (at >= 0) out[at] = withEgress;
+    else out.push(withEgress);
+  }
+  return out;
+}
+
+/** An observed NetworkPolicy answered as stored (kind, name, namespace, labels, spec). */
+function keepObservedPolicy(o: KubeObject): KubeObject {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: o.metadata.name,
+      namespace: o.metadata.namespace,
+      ...(o.metadata.labels ? { labels: o.metadata.labels } : {}),
+    },
+    spec: o['spec'],
+  };
+}
+
+/**
  * The complement policies observed among a parent's children (`<name>-egress-<i>`, i below MAX_COMPLEMENT_SELECTORS),
  * answered as stored (kind, name, labels, spec): a kept answer or a finalize keeps them so, and the pods they select
  * stay selected.
@@ -582,17 +731,7 @@ export function observedComplementPolicies(
   const out: KubeObject[] = [];
   for (let i = 0; i < MAX_COMPLEMENT_SELECTORS; i++) {
     const o = observedNamed(request.children, 'NetworkPolicy', 'networking.k8s.io/v1', complementPolicyName(name, i));
-    if (!o) continue;
-    out.push({
-      apiVersion: 'networking.k8s.io/v1',
-      kind: 'NetworkPolicy',
-      metadata: {
-        name: o.metadata.name,
-        namespace: o.metadata.namespace,
-        ...(o.metadata.labels ? { labels: o.metadata.labels } : {}),
-      },
-      spec: o['spec'],
-    });
+    if (o) out.push(keepObservedPolicy(o));
   }
   return out;
 }

@@ -191,8 +191,9 @@ export interface CompositeOperator<S extends TSchema, C, K> extends Omit<Composi
    * while the spec is refused. Given the parent as it is (no parsed spec) and the refusal's words; it narrows, it
    * makes nothing. A TemporaryError it throws (AWS unreachable) is told in the InvalidSpec answer's message, which
    * is asked again after its retryAfterSeconds: the spec is still what the user must fix; anything else is a bug.
+   * What it returns (a grant it revoked, in words) is told after the refusal in the InvalidSpec message.
    */
-  refused?(hook: RefusedHook<C, K>, refusal: string): Promise<void> | void;
+  refused?(hook: RefusedHook<C, K>, refusal: string): Promise<string | void> | string | void;
   /** Which condition reasons become Events (none: the operator records no Events). */
   events?: ConditionEventRules;
   /**
@@ -288,12 +289,11 @@ export function defineComposite<S extends TSchema, C = Record<string, never>, K 
           const answer = (text: string) =>
             op.kept ? op.kept(request, refusal(text), hook.settings, now) : refusal(text);
           const refused = op.refused?.(hook, message);
+          // What it did, when it says (a grant revoked): told after the refusal.
+          const noted = (note: string | void) => answer(note ? `${message}; ${note}` : message);
           return refused instanceof Promise
-            ? refused.then(
-                () => answer(message),
-                (err: unknown) => refusedFailed(message, err, answer),
-              )
-            : answer(message);
+            ? refused.then(noted, (err: unknown) => refusedFailed(message, err, answer))
+            : noted(refused);
         }
         const answer = sync(new HookCall(request, parsed.spec, now, ctx, event));
         if (!op.childNames) return answer;

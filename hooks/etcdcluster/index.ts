@@ -11,7 +11,12 @@ import {
   serviceRule,
 } from '../../lib/index.js';
 import { etcdClients, etcdSettings, etcdSettingsProblems } from '../etcdcommon/index.js';
-import { namespacePolicyRules, storageClassRule } from '../../lib/index.js';
+import {
+  COMPLEMENT_POLICIES_BYTES,
+  MAX_COMPLEMENT_SELECTORS,
+  namespacePolicyRules,
+  storageClassRule,
+} from '../../lib/index.js';
 import { tlsSecretNames } from './tls.js';
 import { ETCDCLUSTER_EVENTS, upgradeEvents } from './events.js';
 import { MAX_SIZE, resource } from './schema.js';
@@ -34,6 +39,8 @@ export { etcdChildNames };
 
 /** The largest member list: the most members a cluster may have, and as many being replaced. */
 const MAX_LISTED = 2 * MAX_SIZE;
+/** The policies with `-egress-` complement policies of their own: the members' and the restore check pod's. */
+const COMPLEMENT_SETS = 2;
 
 /** The pod names an EtcdCluster wants: the members its status lists, of its own name (lib/podholders.ts). */
 function listedMembers(holder: KubeObject): string[] {
@@ -81,7 +88,9 @@ export const etcdcluster = defineComposite({
   settingsProblem: (spec, settings: EtcdClusterSettings, _parent, request) =>
     etcdSettingsProblem(spec, settings, request),
   // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and
-  // the names; two Services, a PodDisruptionBudget and a NetworkPolicy.
+  // the names; two Services, a PodDisruptionBudget and a NetworkPolicy; and the `-egress-` complement policies of the
+  // members' and the restore check's policies (lib/network-policy.ts: at most MAX_COMPLEMENT_SELECTORS each, of
+  // MAX_COMPLEMENT_VALUES values in all, COMPLEMENT_POLICIES_BYTES a set).
   answerBudget: {
     estimate: (spec, parent) => {
       // A pod repeats spec.pod (its claim spec goes to the claim instead), the image twice, the TLS Secrets' names.
@@ -94,8 +103,12 @@ export const etcdcluster = defineComposite({
         2 * jsonBytes(spec.TLS);
       return {
         // (And a restore's record of what its check started, status.restore.checked: at most spec.pod again.)
-        bytes: (MAX_SIZE + 1) * perMember + 4 * (2048 + namesBytes(parent)) + jsonBytes(spec.pod),
-        what: `${MAX_SIZE + 1} members of ~${kib(perMember)} each (spec.pod)`,
+        bytes:
+          (MAX_SIZE + 1) * perMember +
+          4 * (2048 + namesBytes(parent)) +
+          jsonBytes(spec.pod) +
+          COMPLEMENT_SETS * (COMPLEMENT_POLICIES_BYTES + MAX_COMPLEMENT_SELECTORS * namesBytes(parent)),
+        what: `${MAX_SIZE + 1} members of ~${kib(perMember)} each (spec.pod) and their NetworkPolicies`,
       };
     },
     advice: 'make spec.pod smaller',

@@ -15,10 +15,11 @@ import {
   namespaceGovernance,
   governingNames,
   complementKeptAtDeletion,
-  complementPolicyName,
-  egressComplementPolicies,
+  complementPolicyNames,
+  podsComplementPolicies,
+  complementInFreeNames,
+  egressHandover,
   egressDoubtCondition,
-  MAX_COMPLEMENT_SELECTORS,
   namespaceGovernsCondition,
   type NamespaceGovernance,
   type ParentKindSettings,
@@ -288,14 +289,12 @@ export function memberComplementPolicies(
   own: boolean,
   governance: NamespaceGovernance | undefined,
 ): KubeObject[] {
-  if (settings.memberNetworkPolicy === false) return [];
   const name = parent.metadata.name ?? '';
-  return egressComplementPolicies(parent, {
+  return podsComplementPolicies(parent, networkPolicyName(name), selector(name, own), {
     app: 'etcd',
-    name: networkPolicyName(name),
-    pods: selector(name, own),
     egress: egressOf(settings, parent.metadata.namespace ?? 'default'),
     governance,
+    off: settings.memberNetworkPolicy === false,
   });
 }
 
@@ -305,25 +304,18 @@ export function checkComplementPolicies(
   settings: Partial<EtcdClusterSettings>,
   governance: NamespaceGovernance | undefined,
 ): KubeObject[] {
-  if (settings.memberNetworkPolicy === false) return [];
   const name = parent.metadata.name ?? '';
-  return egressComplementPolicies(parent, {
+  return podsComplementPolicies(parent, restoreCheckPolicyName(name), checkPodLabels(name), {
     app: 'etcd',
-    name: restoreCheckPolicyName(name),
-    pods: checkPodLabels(name),
     egress: egressOf(settings, parent.metadata.namespace ?? 'default'),
     governance,
+    off: settings.memberNetworkPolicy === false,
   });
 }
 
 /** The labels the restore check pod's policy selects it by (only it carries them). */
 function checkPodLabels(cluster: string): Record<string, string> {
   return { ...selectorLabels('etcd', cluster), 'app.kubernetes.io/component': 'restore-check' };
-}
-
-/** The names the complement policies of the cluster's policy `policy` may take (complementPolicyName). */
-function complementNames(policy: string): string[] {
-  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(policy, i));
 }
 
 /** How long after its EtcdCluster's deletion its NetworkPolicies are kept while its pods are observed (lib). */
@@ -428,9 +420,9 @@ export function clusterGovernance(
   // The complement policies' names (`-egress-<i>`) likewise: an admin's policy of such a name governs.
   const own = [networkPolicyName(cluster)];
   const ownIfMarked = [
-    ...complementNames(networkPolicyName(cluster)),
+    ...complementPolicyNames(networkPolicyName(cluster)),
     restoreCheckPolicyName(cluster),
-    ...complementNames(restoreCheckPolicyName(cluster)),
+    ...complementPolicyNames(restoreCheckPolicyName(cluster)),
   ];
   const member = pods.filter((p) => memberIndex(cluster, textOf(p.metadata?.name, '')) !== undefined);
   const check = pods.filter((p) => p.metadata?.name === checkPodName(cluster));
@@ -485,10 +477,24 @@ export function withMemberPolicy(
   const checkPolicy = restoreCheckNetworkPolicy(request.parent, settings, governance.check);
   // The complement policies observed are answered anew (the namespace's policies may have changed meanwhile).
   let answer = response;
-  for (const n of [...complementNames(networkPolicyName(cluster)), ...complementNames(restoreCheckPolicyName(cluster))])
+  for (const n of [
+    ...complementPolicyNames(networkPolicyName(cluster)),
+    ...complementPolicyNames(restoreCheckPolicyName(cluster)),
+  ])
     answer = withoutPolicy(answer, n);
-  const memberComplement = memberComplementPolicies(request.parent, settings, own, governance.members);
-  const checkComplement = checkComplementPolicies(request.parent, settings, governance.check);
+  // Held for one of their names (an admin's policy so named): that one is answered under a free name of the set.
+  const memberComplement = complementInFreeNames(
+    request,
+    memberComplementPolicies(request.parent, settings, own, governance.members),
+    networkPolicyName(cluster),
+    now,
+  );
+  const checkComplement = complementInFreeNames(
+    request,
+    checkComplementPolicies(request.parent, settings, governance.check),
+    restoreCheckPolicyName(cluster),
+    now,
+  );
   let out = keptWithPolicies(
     request,
     answer,
@@ -509,7 +515,36 @@ export function withMemberPolicy(
     out = withoutPolicy(out, networkPolicyName(cluster));
   if (governance.check.egress && !(checkPolicy && out.children.includes(checkPolicy)))
     out = withoutPolicy(out, restoreCheckPolicyName(cluster));
-  return out;
+  // The observed policies the answer replaces are kept until their replacements are observed.
+  const children = clusterEgressHandover(request, out.children, settings, own, governance);
+  return children.length === out.children.length && children.every((c, i) => c === out.children[i])
+    ? out
+    : { ...out, children };
+}
+
+/**
+ * The answer's children with the members' and the restore check pod's egress kept while it changes hands between
+ * their policy and its `-egress-` complement policies (lib/network-policy.ts egressHandover): the observed ones the
+ * answer replaces stay until their replacements are observed; `<name>-members` keeps its Egress meanwhile with the
+ * ingress the answer gives it (governance.members).
+ */
+export function clusterEgressHandover(
+  request: CompositeSyncRequest,
+  children: readonly KubeObject[],
+  settings: Partial<EtcdClusterSettings>,
+  own: boolean,
+  governance: ClusterGovernance,
+): KubeObject[] {
+  const parent = request.parent;
+  const cluster = parent.metadata.name ?? '';
+  const members = egressHandover(request, children, {
+    main: networkPolicyName(cluster),
+    mainWithEgress: memberNetworkPolicy(parent, settings, own, { ...governance.members, egress: false }),
+  });
+  return egressHandover(request, members, {
+    main: restoreCheckPolicyName(cluster),
+    mainWithEgress: restoreCheckNetworkPolicy(parent, settings, { egress: false }),
+  });
 }
 
 /** What `count` member pods reach without their policy, in words. */
@@ -545,7 +580,7 @@ export function networkPolicyCreated(
   );
   const check = observedNamed(request.children, 'Pod', 'v1', checkPodName(cluster));
   const complement = governance?.egress
-    ? governance.complement.map((_, i) => complementPolicyName(networkPolicyName(cluster), i))
+    ? complementPolicyNames(networkPolicyName(cluster)).slice(0, governance.complement.length)
     : [];
   const said = policiesCreatedCondition(
     request,

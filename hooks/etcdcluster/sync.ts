@@ -47,6 +47,7 @@ import {
 import {
   clusterGovernance,
   checkComplementPolicies,
+  clusterEgressHandover,
   memberComplementPolicies,
   memberNetworkPolicy,
   networkPolicyCreated,
@@ -1031,7 +1032,9 @@ function childrenOf(
     if (check) children.push(check);
     children.push(...checkComplementPolicies(parent, d.settings ?? {}, governance.check));
   }
-  return children;
+  // While their egress changes hands between a policy and its `-egress-` policies, the observed ones are kept until
+  // their replacements are observed (network.ts clusterEgressHandover).
+  return clusterEgressHandover(request, children, d.settings ?? {}, own, governance);
 }
 
 /** Whether the answered pod `name` mounts a claim of its own name (a member's data volume: members.ts). */

@@ -74,10 +74,11 @@ import {
   COMPLEMENT_POLICIES_BYTES,
   namespaceGovernsCondition,
   namespacePolicyRules,
-  complementPolicyName,
-  egressComplementPolicies,
+  complementPolicyNames,
+  podsComplementPolicies,
+  complementInFreeNames,
+  egressHandover,
   egressDoubtCondition,
-  MAX_COMPLEMENT_SELECTORS,
   workloadEgress,
   podLabelSets,
   withoutPolicy,
@@ -143,20 +144,18 @@ export function complementPolicies(
   settings: WorkloadNetworkSettings | undefined,
   governance: NamespaceGovernance | undefined,
 ): KubeObject[] {
-  if (settings?.workloadNetworkPolicy === false) return [];
   const name = parent.metadata.name ?? '';
-  return egressComplementPolicies(parent, {
+  return podsComplementPolicies(parent, networkPolicyName(name), policyPods(name, own), {
     app: APP,
-    name: networkPolicyName(name),
-    pods: policyPods(name, own),
     egress: workloadEgress(),
     governance,
+    off: settings?.workloadNetworkPolicy === false,
   });
 }
 
-/** The names the Memcached's complement policies may take (lib/network-policy.ts complementPolicyName). */
+/** The names the Memcached's complement policies may take (lib/network-policy.ts complementPolicyNames). */
 function complementNames(name: string): string[] {
-  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(networkPolicyName(name), i));
+  return complementPolicyNames(networkPolicyName(name));
 }
 
 /**
@@ -552,7 +551,13 @@ export function sync({
   const policy = networkPolicy(parent, own, settings, governance);
   // Where they select some of its pods: metaops' egress policies of the others (those none of them selects).
   const complement = complementPolicies(parent, own, settings, governance);
-  const children = [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : []), ...complement];
+  // While its pods' egress changes hands between `<name>-memcached` and the `-egress-` policies, the observed ones are
+  // kept until their replacements are observed (lib/network-policy.ts egressHandover).
+  const children = egressHandover(
+    request,
+    [wanted, service(parent, spec, legacy, own), ...(policy ? [policy] : []), ...complement],
+    { main: networkPolicyName(name), mainWithEgress: networkPolicy(parent, own, settings) },
+  );
   // Held for a name another owner holds (lib/ownership.ts guardAnswer, after this answer): the Deployment is kept as
   // observed, so the status describes it as it is (its replicas), not a change nothing gives it.
   const held = takenIn(request, { status: {}, children }, holderJudge(now)).length > 0;
@@ -623,23 +628,32 @@ export function kept(
   // The complement policies observed are answered anew (the namespace's policies may have changed meanwhile).
   let answer = response;
   for (const n of complementNames(name)) answer = withoutPolicy(answer, n);
+  const main = networkPolicyName(name);
+  let out: CompositeSyncResponse;
   if (governance.egress) {
-    const complement = complementPolicies(parent, own, settings, governance);
-    return keptWithPolicies(
+    // Held for one of their names (an admin's policy so named): that one is answered under a free name of the set.
+    const complement = complementInFreeNames(request, complementPolicies(parent, own, settings, governance), main, now);
+    out = keptWithPolicies(
       request,
-      withoutPolicy(answer, networkPolicyName(name)),
+      withoutPolicy(answer, main),
       'Memcached',
       complement.map((policy) => ({ policy, runs, running })),
       now,
     );
-  }
-  return keptWithPolicies(
-    request,
-    answer,
-    'Memcached',
-    [{ policy: networkPolicy(parent, own, settings), runs, running }],
-    now,
-  );
+  } else
+    out = keptWithPolicies(
+      request,
+      answer,
+      'Memcached',
+      [{ policy: networkPolicy(parent, own, settings), runs, running }],
+      now,
+    );
+  // The observed policies the answer replaces are kept until their replacements are observed (lib egressHandover).
+  const children = egressHandover(request, out.children, {
+    main,
+    mainWithEgress: networkPolicy(parent, own, settings),
+  });
+  return children.length === out.children.length ? out : { ...out, children };
 }
 
 /**

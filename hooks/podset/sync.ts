@@ -46,10 +46,11 @@ import {
   keptWithPolicies,
   namespaceGovernance,
   namespaceGovernsCondition,
-  complementPolicyName,
-  egressComplementPolicies,
+  complementPolicyNames,
+  podsComplementPolicies,
+  complementInFreeNames,
+  egressHandover,
   egressDoubtCondition,
-  MAX_COMPLEMENT_SELECTORS,
   workloadEgress,
   NAMESPACE_POLICIES_BYTES,
   COMPLEMENT_POLICIES_BYTES,
@@ -161,14 +162,12 @@ export function complementPolicies(
   settings: WorkloadNetworkSettings | undefined,
   governance: NamespaceGovernance | undefined,
 ): KubeObject[] {
-  if (settings?.workloadNetworkPolicy === false) return [];
   const name = parent.metadata.name ?? '';
-  return egressComplementPolicies(parent, {
+  return podsComplementPolicies(parent, networkPolicyName(name), selectorLabels(APP, name), {
     app: APP,
-    name: networkPolicyName(name),
-    pods: selectorLabels(APP, name),
     egress: workloadEgress(),
     governance,
+    off: settings?.workloadNetworkPolicy === false,
   });
 }
 
@@ -213,28 +212,42 @@ export function kept(
   // The complement policies observed are answered anew (the namespace's policies may have changed meanwhile).
   let answer = response;
   for (const n of complementNames(name)) answer = withoutPolicy(answer, n);
+  const main = networkPolicyName(name);
+  let out: CompositeSyncResponse;
   if (governance.egress) {
-    const complement = complementPolicies(request.parent, settings, governance);
-    return keptWithPolicies(
+    // Held for one of their names (an admin's policy so named): that one is answered under a free name of the set.
+    const complement = complementInFreeNames(
       request,
-      withoutPolicy(answer, networkPolicyName(name)),
+      complementPolicies(request.parent, settings, governance),
+      main,
+      now,
+    );
+    out = keptWithPolicies(
+      request,
+      withoutPolicy(answer, main),
       'PodSet',
       complement.map((policy) => ({ policy, runs, running })),
       now,
     );
-  }
-  return keptWithPolicies(
-    request,
-    answer,
-    'PodSet',
-    [{ policy: networkPolicy(request.parent, settings), runs, running }],
-    now,
-  );
+  } else
+    out = keptWithPolicies(
+      request,
+      answer,
+      'PodSet',
+      [{ policy: networkPolicy(request.parent, settings), runs, running }],
+      now,
+    );
+  // The observed policies the answer replaces are kept until their replacements are observed (lib egressHandover).
+  const children = egressHandover(request, out.children, {
+    main,
+    mainWithEgress: networkPolicy(request.parent, settings),
+  });
+  return children.length === out.children.length ? out : { ...out, children };
 }
 
-/** The names the PodSet's complement policies may take (lib/network-policy.ts complementPolicyName). */
+/** The names the PodSet's complement policies may take (lib/network-policy.ts complementPolicyNames). */
 function complementNames(name: string): string[] {
-  return Array.from({ length: MAX_COMPLEMENT_SELECTORS }, (_, i) => complementPolicyName(networkPolicyName(name), i));
+  return complementPolicyNames(networkPolicyName(name));
 }
 
 /**
@@ -803,6 +816,13 @@ export function sync({
   // Where they select some of its pods: metaops' egress policies of the others (those none of them selects).
   const complement = complementPolicies(parent, settings, governance);
   children.push(...[policy].filter((p): p is KubeObject => p !== undefined), ...complement);
+  // While its pods' egress changes hands between `<name>-podset` and the `-egress-` policies, the observed ones are
+  // kept until their replacements are observed (lib/network-policy.ts egressHandover).
+  const handed = egressHandover(request, children, {
+    main: networkPolicyName(name),
+    mainWithEgress: networkPolicy(parent, settings),
+  }) as KubeObject[];
+  children.splice(0, children.length, ...handed);
   const unguarded = policyConditions(request, { policy, complement, governance, settings, running: pods.length }, now);
   const ready = pods.filter(isPodReady).length;
   const counts = { desired: spec.size, current: pods.length, ready, updated: rollout.updated, exists: true };

@@ -766,14 +766,15 @@ async function refusedKmsKey(
   request: CompositeSyncRequest,
   refusal: string,
 ): Promise<CompositeSyncResponse> {
+  let note: string | undefined;
   try {
-    await narrowGrant(run.aws, run.owner, run.recorded, undefined, run.log);
+    note = await narrowGrant(run.aws, run.owner, run.recorded, undefined, run.log);
   } catch (err) {
     throw awsFailure(err, `${refusal}; its grant could not be withdrawn yet: ${describe(err)}`, {
       conditions: ['Ready', 'Synced'],
     });
   }
-  return invalidSpecResponse(request, refusal, run.now);
+  return invalidSpecResponse(request, note ? `${refusal}; ${note}` : refusal, run.now);
 }
 
 /**
@@ -784,7 +785,7 @@ async function refusedKmsKey(
  * refused for another field cuts no access the rules give. Checking fails (AWS unreachable, throttled): the
  * InvalidSpec message says the failure too, and the sync is tried again.
  */
-export async function refused(hook: RefusedHook<S3Clients, S3Settings>): Promise<void> {
+export async function refused(hook: RefusedHook<S3Clients, S3Settings>): Promise<string | undefined> {
   const { parent } = hook;
   const owner = ownerOf(parent);
   const key = rawKmsKey(parent.spec);
@@ -792,7 +793,7 @@ export async function refused(hook: RefusedHook<S3Clients, S3Settings>): Promise
   try {
     const { tenants, aws } = hook.clients;
     const call = { namespace: owner.namespace, bucketsPerNamespace: hook.settings.bucketsPerNamespace, now: hook.now };
-    await tenants.run(call, await aws(), (shared) =>
+    return await tenants.run(call, await aws(), (shared) =>
       narrowGrant(
         shared.withDeadline(HOOK_BUDGET_MS, hook.signal),
         owner,
@@ -828,29 +829,53 @@ async function narrowGrant(
   recorded: ReadonlySet<string>,
   keep: string | undefined,
   log: SyncHook<Spec, S3Clients>['log'],
-): Promise<void> {
+): Promise<string | undefined> {
   const user = userName(owner.namespace, owner.name, owner.uid);
   const iamUser = await aws.getUser(user);
-  if (!iamUser || !owns(owner, iamUser.tags)) return;
+  if (!iamUser || !owns(owner, iamUser.tags)) return undefined;
   const arn = arnParts(iamUser.arn);
-  if (!arn) return;
+  if (!arn) return undefined;
   const policyArn = `arn:${arn.partition}:iam::${arn.account}:policy/${policyName(owner.namespace, owner.name, owner.uid)}`;
   const policy = await aws.getPolicy(policyArn);
-  if (!policy || !owns(owner, policy.tags)) return;
+  if (!policy || !owns(owner, policy.tags)) return undefined;
   const document = await aws.policyDocument(policyArn, policy.defaultVersionId);
   const bucket = grantedBucket(document);
-  const found = bucket !== undefined ? await findOwnBucket(aws, bucket) : undefined;
+  // A bucket of another AWS account under the name (this resource's deleted outside metaops, its name taken since) is
+  // never ours: a definite answer, as the sync's refuseOfAnotherAccount takes it (findOwnBucket reads it as gone).
+  let foreign = false;
+  const found =
+    bucket !== undefined
+      ? await aws.findBucket(bucket).catch((err: unknown) => {
+          if (!ofAnotherAccount(err)) throw err;
+          foreign = true;
+          return undefined;
+        })
+      : undefined;
   // Its owner tags decide (a definite answer); a bucket gone, or untagged (a stale read, a sync killed before
   // tagging it), is no answer: nothing is detached on it, and no key kept for it.
-  const owned = found && found.tags.size > 0 ? owns(owner, found.tags, recorded.has(bucket!)) : undefined;
-  if (owned === false && (await aws.attachedPolicies(user)).includes(policyArn)) {
+  const owned = foreign
+    ? false
+    : found && found.tags.size > 0
+      ? owns(owner, found.tags, recorded.has(bucket!))
+      : undefined;
+  const attached = owned === false && (await aws.attachedPolicies(user)).includes(policyArn);
+  if (attached) {
     await aws.detachPolicy(user, policyArn);
-    log.warn({ bucket, user }, "S3: the policy of a refused spec grants another resource's bucket: detached");
+    log.warn(
+      { bucket, user },
+      foreign
+        ? 'S3: the policy of a refused spec grants a bucket of another AWS account: detached'
+        : "S3: the policy of a refused spec grants another resource's bucket: detached",
+    );
   }
   const kept =
     keep !== undefined && owned === true && !kmsKeyRefusal(keep, { ...arn, region: found!.region }) ? keep : undefined;
   const without = withoutKmsGrant(document, kept);
   if (without !== undefined) await aws.setPolicyDocument(policyArn, without);
+  if (!foreign) return undefined;
+  return attached
+    ? `bucket ${bucket} is owned by another AWS account now, not the operator's: this resource's grant to it was revoked`
+    : `bucket ${bucket} is owned by another AWS account now, not the operator's: this resource holds no grant to it`;
 }
 
 /** The policy's KMS statements taken out, if the policy exists, is ours, and has any. */

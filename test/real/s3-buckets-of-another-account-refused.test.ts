@@ -24,11 +24,12 @@
 // BucketAlreadyExists ("owned by another AWS account"), with no user, claim or ledger entry made.
 import { spawn } from 'node:child_process';
 import { ListPoliciesCommand } from '@aws-sdk/client-iam';
-import { CreateBucketCommand, PutBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketCommand, PutBucketTaggingCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   CreateAccessKeyCommand,
   CreateUserCommand,
   IAMClient,
+  ListAttachedUserPoliciesCommand,
   ListUsersCommand,
   PutUserPolicyCommand,
 } from '@aws-sdk/client-iam';
@@ -174,5 +175,80 @@ t.test(
     });
     const ownReady = (mine.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
     t.equal(ownReady?.status, 'True', `a bucket made in the operator's account is Ready (${ownReady?.message ?? ''})`);
+  },
+);
+
+// A resource's bucket deleted outside metaops, its name then made in the tenant's own account, and the resource's spec
+// refused before the sync (a tag AWS refuses): hooks/s3/sync.ts `refused` revokes the grant on the bucket's name (a
+// bucket of another account is never the resource's), and the InvalidSpec message says so. Before, the refusal read
+// that bucket as gone and left the tenant user's policy attached (test/s3/refused-spec-revokes-its-grant-on-a-bucket-
+// of-another-account.test.ts on the model).
+t.test(
+  "a refused spec whose bucket another account took since revokes the tenant user's grant on that name",
+  async (t) => {
+    const { endpoint, operator, tenant } = await start(t);
+    const proxy = await expectedBucketOwnerProxy({ endpoint });
+    t.teardown(() => proxy.close());
+    const operatorApi = new SdkAwsApi({
+      endpoint: proxy.endpoint,
+      region: 'us-east-1',
+      credentials: operator,
+      requestTimeoutMs: 4000,
+    });
+    const aws = () => operatorApi.withDeadline(7000);
+    const bucket = 'team-a-data-moved';
+    const request = (spec: Record<string, unknown>, status?: unknown, children: unknown[] = []) => {
+      const r: any = resource('data', bucket);
+      r.parent.spec = { bucketName: bucket, ...spec };
+      if (status) r.parent.status = status;
+      r.children = { 'Secret.v1': Object.fromEntries(children.map((c: any) => [c.metadata.name, c])) };
+      return r as CompositeSyncRequest;
+    };
+    const first: any = await s3Sync(request({}), aws(), new Date(), { bucketsPerNamespace: BOUND });
+    const made = (first.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+    t.equal(made?.status, 'True', `Ready on its own bucket (${made?.message ?? ''})`);
+    const iam = new IAMClient({ endpoint, region: 'us-east-1', credentials: operator });
+    const userName = ((await iam.send(new ListUsersCommand({}))).Users ?? [])
+      .map((u) => u.UserName!)
+      .find((n) => n.includes('team-a'))!;
+    const attached = async () =>
+      ((await iam.send(new ListAttachedUserPoliciesCommand({ UserName: userName }))).AttachedPolicies ?? []).map(
+        (p) => p.PolicyName,
+      );
+    t.equal((await attached()).length, 1, "the tenant user's policy attached");
+    // Deleted outside metaops (the operator's account), then made again in the tenant's own account, tagged as the
+    // resource's.
+    const operatorS3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: operator });
+    await operatorS3.send(new DeleteBucketCommand({ Bucket: bucket }));
+    const own = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: tenant });
+    await own.send(new CreateBucketCommand({ Bucket: bucket }));
+    await operatorS3.send(
+      new PutBucketTaggingCommand({
+        Bucket: bucket,
+        Tagging: {
+          TagSet: [
+            { Key: OWNER_TAG, Value: 'team-a/data' },
+            { Key: OWNER_UID_TAG, Value: 'uid-team-a-data' },
+          ],
+        },
+      }),
+    );
+    const res: any = await s3Sync(
+      request({ tags: { 'aws:owner': 'team-a' } }, first.status, first.children),
+      aws(),
+      new Date(),
+      {
+        bucketsPerNamespace: BOUND,
+      },
+    );
+    const r = (res.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
+    t.comment(`Ready=${r?.status} ${r?.reason} ${(r?.message ?? '').slice(0, 300)}`);
+    t.equal(r?.reason, 'InvalidSpec', 'refused before the sync');
+    t.match(
+      r?.message,
+      /owned by another AWS account now, not the operator's: this resource's grant to it was revoked/,
+    );
+    t.notMatch(r?.message, new RegExp(`${OPERATOR_ACCOUNT}|${TENANT_ACCOUNT}`), 'naming neither account');
+    t.same(await attached(), [], "the tenant user's policy is detached: no grant on the other account's bucket");
   },
 );
