@@ -636,6 +636,30 @@ function sides(request: CompositeSyncRequest, taken: readonly TakenName[], optio
 }
 
 /** The parent made after `before`: it yields when it never served (HeldOptions.served), else it keeps what it has. */
+/**
+ * What a later parent that never releases a child (`served`: why) says beside the firsts it is held for: holding
+ * something of one of them, neither can carry on; holding nothing of any, the firsts carry on and it makes nothing
+ * while the names are wanted there (never "neither": a user told so may delete the first, which serves).
+ */
+function keepsNote(
+  request: CompositeSyncRequest,
+  before: readonly KubeObject[],
+  served: string,
+  holdsOf: (h: KubeObject, wanted: readonly KubeObject[]) => boolean,
+  wants: HolderWants,
+): string {
+  const what = String(request.parent['kind'] ?? 'parent');
+  const first = before.map(parentText).join(', ');
+  const holds = before.some((h) => holdsOf(h, childrenWantedBy(request, h, wants)));
+  return holds
+    ? `${first}, made before this ${what}, wants names this ${what} wants; this ${what} keeps what it holds ` +
+        `because ${served}, so neither can carry on: delete or rename one of the two (the one made later is ` +
+        `this ${what})`
+    : `${first}, made before this ${what}, wants names this ${what} wants, and this ${what} holds none of them: ` +
+        `${before.length === 1 ? 'it carries' : 'they carry'} on, and this ${what} makes nothing while the names ` +
+        `are wanted there. To run both, rename this ${what}`;
+}
+
 function laterSide(
   request: CompositeSyncRequest,
   taken: readonly TakenName[],
@@ -650,33 +674,22 @@ function laterSide(
   const served = options.served
     ? options.served(request)
     : `a ${what} is not judged for what it serves (it never releases a child)`;
-  if (served !== undefined)
-    return {
-      released,
-      yieldTo,
-      side: {
-        note:
-          `${first}, made before this ${what}, wants names this ${what} wants; this ${what} keeps what it holds ` +
-          `because ${served}, so neither can carry on: delete or rename one of the two (the one made later is ` +
-          `this ${what})`,
-      },
-    };
-  // It says it yields to a first it holds something of (a child the first wants, or one the first is held by): the
-  // first waits for that; to a first it holds nothing of, there is nothing to say. Once said, it keeps saying it while
-  // it yields to that first (its own status.heldBy): it released the names, and waits for that first even while the
-  // first is held for other names (stillHeld, keepsNothing), rather than take them again and release them again.
+  // It holds something of a first: a child the first wants, or one the first is held by.
   const ours = new Set([request.parent.metadata.uid, ...allObserved(request.children).map((c) => c.metadata.uid)]);
+  const holdsOf = (h: KubeObject, wanted: readonly KubeObject[]) =>
+    wanted.length > 0 || heldRecordsOf(h as ParentObject).some((r) => ours.has(r.holder.uid));
+  if (served !== undefined)
+    return { released, yieldTo, side: { note: keepsNote(request, before, served, holdsOf, options.wants!) } };
+  // It says it yields to a first it holds something of: the first waits for that; to a first it holds nothing of,
+  // there is nothing to say. Once said, it keeps saying it while it yields to that first (its own status.heldBy): it
+  // released the names, and waits for that first even while the first is held for other names (stillHeld,
+  // keepsNothing), rather than take them again and release them again.
   const yielded = new Set(heldRecordsOf(request.parent).flatMap((r) => (r.yieldsTo ? [r.yieldsTo.uid] : [])));
   const told = new Set<KubeObject>();
   for (const h of before) {
     const wanted = childrenWantedBy(request, h, options.wants!);
     for (const c of wanted) released.add(c);
-    if (
-      wanted.length > 0 ||
-      yielded.has(h.metadata.uid!) ||
-      heldRecordsOf(h as ParentObject).some((r) => ours.has(r.holder.uid))
-    )
-      told.add(h);
+    if (yielded.has(h.metadata.uid!) || holdsOf(h, wanted)) told.add(h);
   }
   taken.forEach((t, i) => {
     const h = holders[i];

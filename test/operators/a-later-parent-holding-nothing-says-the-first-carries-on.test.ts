@@ -1,9 +1,9 @@
 // Two Memcacheds that want one Service: `a-memcached`, made before the `-memcached` suffix (its Service is
 // `a-memcached`, status.serviceName says so), running; and `a`, made later, whose Service would be `a-memcached` too.
-// The rule (issue 31): the first keeps working, the second says why not. The first does keep working (every child
-// answered), and the second creates nothing. But the second's Ready message says "this Memcached keeps what it holds
-// ... so neither can carry on: delete or rename one of the two": it holds nothing, and the first carries on. Told that
-// neither works, a user may delete the one that serves clients.
+// The first keeps working (every child answered), the second creates nothing and says why (lib/ownership.ts
+// keepsNote): holding none of the names, it says the first carries on, never "neither can carry on" (told that neither
+// works, a user may delete the one that serves clients). A later parent that holds something of the first still says
+// neither can: test/operators/parents-made-together-a-later-one-with-data-volumes-releases-nothing.test.ts.
 import t from 'tap';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { memcachedSync } from '../fixtures/hooks.js';
@@ -63,5 +63,10 @@ t.test('a Memcached made later that holds nothing does not say the one made firs
 
   const message = String(ready(res).message);
   t.notMatch(message, /neither can carry on/, 'the later one does not say that neither can carry on');
+  t.match(
+    message,
+    /Memcached a-memcached \(uid [^)]+\), made before this Memcached, wants names this Memcached wants, and this Memcached holds none of them: it carries on, and this Memcached makes nothing while the names are wanted there\. To run both, rename this Memcached/,
+    'it says the first carries on and what to do',
+  );
   t.notMatch(message, /keeps what it holds/, 'nor that it keeps something: it holds nothing');
 });
