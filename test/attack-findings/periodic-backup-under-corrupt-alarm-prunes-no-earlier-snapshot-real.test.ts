@@ -1,0 +1,56 @@
+// Attack (issue 30, a-etcd3), real etcd 3.6.9 + moto: etcd raises a CORRUPT alarm (its corruption check found
+// members that disagree: every KV request is refused from then on). Periodic backups go on under the alarm: the
+// maintenance API still answers (status, HashKV, snapshot), so each run succeeds, and with maxBackups 2 the
+// snapshots taken before the alarm are pruned for snapshots of a cluster etcd itself calls corrupt, each of which
+// carries the alarm (a restore of it keeps it: etcdutl keeps the alarm bucket). Never destroy on doubt: a snapshot
+// of a cluster under a CORRUPT alarm prunes nothing taken before it (the run says the alarm).
+import t from 'tap';
+import { call } from '../../lib/http.js';
+import { BackupsOnMoto } from '../fixtures/backup-lineage.js';
+
+const on = new BackupsOnMoto(['backups']);
+const { cluster, objects, periodic, fire } = on;
+
+t.test('a periodic backup of a cluster under a CORRUPT alarm prunes no snapshot taken before the alarm', async (t) => {
+  const path = 'backups/default/sick/snap';
+  const k = await cluster('sick');
+  const cron = on.rig.hook(periodic(path, 2, 'sick'), { clusters: ['sick'] }).children[0]!;
+  for (let i = 0; i < 20; i++) await k.put(`k${i}`, `v${i}`);
+  for (let i = 0; i < 2; i++) t.match(await fire(k, cron), { succeeded: true }, `good backup ${i + 1}`);
+  const good = await objects('backups', 'default/sick/');
+  t.equal(good.size, 2);
+
+  // etcd raises CORRUPT (as its corruption check does: the member ID it found disagreeing).
+  const ep = k.endpoint(k.livePods()[0]!);
+  const st = JSON.parse(
+    (
+      await call(new URL(ep + '/v3/maintenance/status'), { method: 'POST', body: '{}', timeoutMs: 3000 })
+    ).body.toString(),
+  );
+  const memberID = st.header.member_id;
+  await call(new URL(ep + '/v3/maintenance/alarm'), {
+    method: 'POST',
+    body: JSON.stringify({ action: 'ACTIVATE', memberID, alarm: 'CORRUPT' }),
+    timeoutMs: 3000,
+  });
+  const alarms = JSON.parse(
+    (
+      await call(new URL(ep + '/v3/maintenance/alarm'), { method: 'POST', body: '{"action":"GET"}', timeoutMs: 3000 })
+    ).body.toString(),
+  );
+  t.match(alarms, { alarms: [{ alarm: 'CORRUPT' }] }, 'etcd holds a CORRUPT alarm');
+  let refused = '';
+  try {
+    await k.put('after', 'x');
+  } catch (err) {
+    refused = (err as Error).message;
+  }
+  t.match(refused, /corrupt/i, 'every write refused');
+
+  const results = [];
+  for (let i = 0; i < 2; i++) results.push(await fire(k, cron, undefined, false));
+  t.comment(JSON.stringify(results.map((r) => ({ succeeded: r.succeeded, reason: r.reason, pruned: r.pruned }))));
+  const after = await objects('backups', 'default/sick/');
+  for (const [key, etag] of good) t.equal(after.get(key), etag, `${key}, taken before the alarm, survives`);
+  await k.shutdown();
+});
