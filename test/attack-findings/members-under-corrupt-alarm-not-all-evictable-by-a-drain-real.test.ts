@@ -25,7 +25,11 @@ t.test('members serving under a CORRUPT alarm: a drain cannot evict them all', a
   const get = probe.httpGet as { path: string; port: number };
   const ready = async (pod: string) => {
     const url = k.endpoint(pod).replace(/:2379$/, `:${get.port}`) + get.path;
-    const r = await call(new URL(url), { method: 'GET', timeoutMs: 3000 }).catch((err: Error) => ({
+    const r = await call(new URL(url), {
+      method: 'GET',
+      timeoutMs: 3000,
+      timeoutError: () => new Error('timed out'),
+    }).catch((err: Error) => ({
       status: 0,
       body: err.message,
     }));
@@ -35,12 +39,20 @@ t.test('members serving under a CORRUPT alarm: a drain cannot evict them all', a
 
   const ep = k.endpoint('cre-2');
   const st = JSON.parse(
-    (await call(new URL(ep + '/v3/maintenance/status'), { method: 'POST', body: '{}', timeoutMs: 3000 })).body,
+    (
+      await call(new URL(ep + '/v3/maintenance/status'), {
+        method: 'POST',
+        body: '{}',
+        timeoutMs: 3000,
+        timeoutError: () => new Error('timed out'),
+      })
+    ).body,
   );
   await call(new URL(ep + '/v3/maintenance/alarm'), {
     method: 'POST',
     body: JSON.stringify({ action: 'ACTIVATE', memberID: String(st.header.member_id), alarm: 'CORRUPT' }),
     timeoutMs: 3000,
+    timeoutError: () => new Error('timed out'),
   });
   t.equal(await k.get('k'), 'v', 'the members serve reads');
   const after = await k.step();

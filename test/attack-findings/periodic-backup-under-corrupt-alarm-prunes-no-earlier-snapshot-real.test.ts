@@ -24,7 +24,12 @@ t.test('a periodic backup of a cluster under a CORRUPT alarm prunes no snapshot 
   const ep = k.endpoint(k.livePods()[0]!);
   const st = JSON.parse(
     (
-      await call(new URL(ep + '/v3/maintenance/status'), { method: 'POST', body: '{}', timeoutMs: 3000 })
+      await call(new URL(ep + '/v3/maintenance/status'), {
+        method: 'POST',
+        body: '{}',
+        timeoutMs: 3000,
+        timeoutError: () => new Error('timed out'),
+      })
     ).body.toString(),
   );
   const memberID = st.header.member_id;
@@ -32,10 +37,16 @@ t.test('a periodic backup of a cluster under a CORRUPT alarm prunes no snapshot 
     method: 'POST',
     body: JSON.stringify({ action: 'ACTIVATE', memberID, alarm: 'CORRUPT' }),
     timeoutMs: 3000,
+    timeoutError: () => new Error('timed out'),
   });
   const alarms = JSON.parse(
     (
-      await call(new URL(ep + '/v3/maintenance/alarm'), { method: 'POST', body: '{"action":"GET"}', timeoutMs: 3000 })
+      await call(new URL(ep + '/v3/maintenance/alarm'), {
+        method: 'POST',
+        body: '{"action":"GET"}',
+        timeoutMs: 3000,
+        timeoutError: () => new Error('timed out'),
+      })
     ).body.toString(),
   );
   t.match(alarms, { alarms: [{ alarm: 'CORRUPT' }] }, 'etcd holds a CORRUPT alarm');

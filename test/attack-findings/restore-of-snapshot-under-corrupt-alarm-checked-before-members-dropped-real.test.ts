@@ -20,6 +20,7 @@ const alarm = async (ep: string, action: 'ACTIVATE' | 'DEACTIVATE', memberID: st
     method: 'POST',
     body: JSON.stringify({ action, memberID, alarm: 'CORRUPT' }),
     timeoutMs: 3000,
+    timeoutError: () => new Error('timed out'),
   });
 
 t.test(
@@ -33,7 +34,14 @@ t.test(
     // etcd raises CORRUPT, as its corruption check does (under the member ID it found disagreeing).
     const ep = k.endpoint('crp-1');
     const st = JSON.parse(
-      (await call(new URL(ep + '/v3/maintenance/status'), { method: 'POST', body: '{}', timeoutMs: 3000 })).body,
+      (
+        await call(new URL(ep + '/v3/maintenance/status'), {
+          method: 'POST',
+          body: '{}',
+          timeoutMs: 3000,
+          timeoutError: () => new Error('timed out'),
+        })
+      ).body,
     );
     const member = String(st.header.member_id);
     await alarm(ep, 'ACTIVATE', member);
