@@ -40,8 +40,12 @@ export interface MemberHealth {
   /** The leader's member ID as this member sees it. */
   leader?: string;
   error?: string;
-  /** NOSPACE when the member raised that alarm (its backend reached the quota; it refuses writes). */
-  alarm?: 'NOSPACE';
+  /**
+   * The alarm the member's /health names, when it is unhealthy for it: NOSPACE (a backend reached the quota) or
+   * CORRUPT (etcd's corruption check found a member whose data disagrees); under either every write is refused, the
+   * member still answers reads and votes. CORRUPT is named when both are raised.
+   */
+  alarm?: 'NOSPACE' | 'CORRUPT';
   /** What a failed TLS handshake with the member means (tls.ts), when that is why it did not answer. */
   tls?: string;
   /** The cluster and member IDs the member's own status answer carried (its identity), when it answered. */
@@ -671,13 +675,12 @@ export class HttpEtcdClient implements EtcdClient {
       const memberId = idOf(header?.['member_id']);
       if (clusterId) result.clusterId = clusterId;
       if (memberId) result.memberId = memberId;
-      // etcd 3.4+ says why it is unhealthy; its NOSPACE alarm is also in the status' errors.
+      // etcd 3.4+ says why it is unhealthy ("ALARM NOSPACE", "ALARM CORRUPT"); its alarms are also in the status'
+      // errors (`memberID:7 alarm:NOSPACE`).
       const errors = Array.isArray(status['errors']) ? (status['errors'] as unknown[]) : [];
-      if (
-        !healthy &&
-        (String(health.reason ?? '').includes('NOSPACE') || errors.some((e) => String(e).includes('NOSPACE')))
-      )
-        result.alarm = 'NOSPACE';
+      const says = (word: RegExp) => word.test(String(health.reason ?? '')) || errors.some((e) => word.test(String(e)));
+      if (!healthy && says(/CORRUPT/)) result.alarm = 'CORRUPT';
+      else if (!healthy && says(/NOSPACE/)) result.alarm = 'NOSPACE';
       return result;
     } catch (err) {
       if (err instanceof EtcdError && err.code === 'TLS')

@@ -227,6 +227,34 @@ t.test('health: a member that answers 503 with the NOSPACE alarm is reported wit
   t.same(h, { healthy: false, version: '3.5.17', leader: '7', alarm: 'NOSPACE' });
 });
 
+t.test('health: a member that answers 503 with the CORRUPT alarm is reported with the alarm', async (t) => {
+  const serve = async (reason: string, errors: string[]) => {
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(req.url === '/health' ? 503 : 200, { 'content-type': 'application/json' });
+        if (req.url === '/health') return res.end(JSON.stringify({ health: 'false', reason }));
+        if (req.url === '/version') return res.end(JSON.stringify({ etcdserver: '3.6.9', etcdcluster: '3.6.0' }));
+        res.end(JSON.stringify({ leader: '7', errors }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    t.teardown(() => server.close());
+    return new HttpEtcdClient().health(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  };
+  t.same(await serve('ALARM CORRUPT', ['memberID:7 alarm:CORRUPT ']), {
+    healthy: false,
+    version: '3.6.9',
+    leader: '7',
+    alarm: 'CORRUPT',
+  });
+  // Both raised: CORRUPT is named (the graver); a reason without either is no alarm.
+  t.match(await serve('ALARM NOSPACE', ['memberID:7 alarm:NOSPACE ', 'memberID:8 alarm:CORRUPT ']), {
+    alarm: 'CORRUPT',
+  });
+  t.notOk((await serve('RAFT NO LEADER', [])).alarm);
+});
+
 t.test('a learner refusing the member list does not fail the read while a voter answers (attack 7)', async (t) => {
   const serve = async (handler: (url: string, res: import('node:http').ServerResponse) => void) => {
     const server: Server = createServer((req, res) => {

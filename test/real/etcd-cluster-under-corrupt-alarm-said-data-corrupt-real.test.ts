@@ -1,9 +1,8 @@
-// Attack (issue 30, a-etcd3), real etcd 3.6.9: etcd raises a CORRUPT alarm (its corruption check found members that
-// disagree): every member refuses writes, /health fails ("ALARM CORRUPT"), reads and the maintenance API answer, the
-// leader and the quorum are there. The hook reads every member as down: `Available=False` `QuorumLost` "0 of 3
-// members healthy ... No membership change until they return", never naming the alarm, while NOSPACE has its own
-// reason (`NoSpace`, members counted for quorum). Whoever reads the status is sent after a quorum loss that is not
-// there, and the way out (find the member etcd says disagrees, replace it, disarm) is never said.
+// Real etcd 3.6.9: etcd raises a CORRUPT alarm (its corruption check found members that disagree): every member
+// refuses writes, /health fails ("ALARM CORRUPT"), reads and the maintenance API answer, the leader and the quorum
+// are there. Before, the hook read every member as down: `Available=False` `QuorumLost` "0 of 3 members healthy",
+// never naming the alarm. Now the alarm is read as NOSPACE is: `DataCorrupt`, naming the member the alarm names and
+// etcd's way out, the members counted for quorum, no membership change. (Found by the issue 30 attack.)
 import t from 'tap';
 import { call } from '../../lib/http.js';
 import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
@@ -43,4 +42,8 @@ t.test('a cluster under a CORRUPT alarm is said to be so, not QuorumLost', async
   t.comment(JSON.stringify(available));
   t.not(available?.reason, 'QuorumLost', 'not said to have lost its quorum');
   t.match(JSON.stringify(res!.status), /CORRUPT/, 'the status names the CORRUPT alarm');
+  t.match(available, { status: 'False', reason: 'DataCorrupt' }, 'said DataCorrupt');
+  t.match(available?.message, new RegExp(`found member crq-2 \\(ID ${st.header.member_id}\\)`), 'naming the member');
+  t.match((res!.status as any).quorum, { ok: true }, 'the quorum is there');
+  t.equal(await k.get('k'), 'v', 'every key kept');
 });
