@@ -268,6 +268,24 @@ export function alarmsStopPruning(alarms: string[] | { why: string }): string | 
   return `etcd holds the ${doubt.join(', ')} alarm${doubt.length > 1 ? 's' : ''}${doubt.includes('CORRUPT') ? " (its corruption check found a member whose data disagrees: this snapshot may be of that member's data)" : ''}: nothing pruned, every earlier snapshot kept`;
 }
 
+/**
+ * etcd's alarms at a periodic run, before its snapshot: whether they stop pruning (why, in `problems`), and the
+ * metadata that records them on the snapshot (`META.alarms`, when etcd holds any).
+ */
+async function alarmsAt(
+  t: Target,
+  timeoutMs: number,
+  problems: string[],
+): Promise<{ stop: boolean; meta: Record<string, string> }> {
+  const alarms = await alarmsOf(t.ep, timeoutMs);
+  const why = alarmsStopPruning(alarms);
+  if (why) problems.push(why);
+  return {
+    stop: Boolean(why),
+    meta: Array.isArray(alarms) && alarms.length ? { [META.alarms]: alarms.join(',') } : {},
+  };
+}
+
 /** The first 12 hex of a sha256 (of a key's name or value, as etcd gives them: base64). */
 function digest12(base64: unknown): string {
   return createHash('sha256')
@@ -1157,20 +1175,15 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   const floor = decided?.floor ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
   // etcd's alarms, read before the snapshot: one of a cluster etcd calls corrupt prunes nothing (alarmsStopPruning).
-  const alarms = await alarmsOf(t.ep, o.timeoutMs);
-  const alarmed = alarmsStopPruning(alarms);
-  if (alarmed) problems.push(alarmed);
+  const alarms = await alarmsAt(t, o.timeoutMs, problems);
   const mark = await markOf(t, o.timeoutMs, problems);
-  const metadata = {
-    ...metadataOf(o, t, { since, floor }, now, mark),
-    ...(Array.isArray(alarms) && alarms.length ? { [META.alarms]: alarms.join(',') } : {}),
-  };
+  const metadata = { ...metadataOf(o, t, { since, floor }, now, mark), ...alarms.meta };
   const out = await writeOwn(o, t, key, metadata);
   if ('succeeded' in out) return out;
   const size = out.size;
   key = out.key;
   const pruned =
-    o.maxBackups > 0 && decided && !alarmed
+    o.maxBackups > 0 && decided && !alarms.stop
       ? await prune(o, t, { key, snapshots: found!.snapshots, ...decided }, problems)
       : [];
   return {

@@ -1119,6 +1119,14 @@ export function quotaProblem(spec: EtcdClusterSpec, size: number | undefined): s
 }
 
 /**
+ * Why a snapshot of `size` bytes cannot be restored into the members the spec makes, or undefined: no room on their
+ * data volumes (roomProblem), or over the backend quota they run with (quotaProblem).
+ */
+export function fitProblem(spec: EtcdClusterSpec, size: number | undefined): string | undefined {
+  return roomProblem(spec, size) ?? quotaProblem(spec, size);
+}
+
+/**
  * Why a snapshot of `size` bytes cannot be restored into the members the spec makes, or undefined: each restored
  * member holds it and its restored copy on its data volume (restoreRoom). That volume is a claim of
  * spec.pod.persistentVolumeClaimSpec (its storage request: all a claim is sure to get), or else an emptyDir on the

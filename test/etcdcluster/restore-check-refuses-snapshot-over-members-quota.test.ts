@@ -12,8 +12,9 @@ import type { EtcdClusterSpec } from '../../hooks/etcdcluster/schema.js';
 import { running, restoreObject } from '../fixtures/etcd-loop.js';
 
 const MiB = 1024 ** 2;
-const withQuota = (value: string): EtcdClusterSpec =>
-  ({ size: 3, pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value }] } }) as EtcdClusterSpec;
+const specOf = (o: object) => o as unknown as EtcdClusterSpec;
+const withQuota = (value: string) =>
+  specOf({ size: 3, pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value }] } });
 
 t.test("a snapshot over the restored members' quota: refused by the check, the running members kept", async (t) => {
   const loop = await running({ size: 3 });
@@ -37,7 +38,7 @@ t.test("a snapshot over the restored members' quota: refused by the check, the r
 });
 
 t.test('the quota the restored members run with, and the snapshots it refuses', async (t) => {
-  t.equal(restoredQuota({ size: 3 } as EtcdClusterSpec), DEFAULT_QUOTA_BACKEND_BYTES, "etcd's default: 2 GiB");
+  t.equal(restoredQuota(specOf({ size: 3 })), DEFAULT_QUOTA_BACKEND_BYTES, "etcd's default: 2 GiB");
   t.equal(restoredQuota(withQuota('0')), DEFAULT_QUOTA_BACKEND_BYTES, '0 is the default');
   t.equal(restoredQuota(withQuota(String(8 * 1024 ** 3))), 8 * 1024 ** 3);
   t.equal(restoredQuota(withQuota('-1')), undefined, 'negative: no quota');
@@ -49,7 +50,7 @@ t.test('the quota the restored members run with, and the snapshots it refuses', 
   t.equal(restoredQuota(fromSecret), undefined, 'taken from a Secret: not known here');
   t.equal(quotaProblem(withQuota(String(2 * MiB)), 2 * MiB - 1), undefined, 'under the quota: restored');
   t.match(quotaProblem(withQuota(String(2 * MiB)), 2 * MiB), /2097152 bytes.*quota of 2097152 bytes/, 'at it');
-  t.match(quotaProblem({ size: 3 } as EtcdClusterSpec, 3 * 1024 ** 3), /etcd's default/, 'over the default');
+  t.match(quotaProblem(specOf({ size: 3 }), 3 * 1024 ** 3), /etcd's default/, 'over the default');
   t.equal(quotaProblem(withQuota('-1'), 3 * 1024 ** 3), undefined);
   t.equal(quotaProblem(withQuota(String(2 * MiB)), undefined), undefined, 'no size reported: not compared');
 });

@@ -27,8 +27,7 @@ import {
   RESTORE_SECONDS,
   restoreCheckPod,
   restoreDeadlinePassed,
-  quotaProblem,
-  roomProblem,
+  fitProblem,
   sameCheck,
 } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -67,7 +66,7 @@ export function afterCheck(
   // A snapshot the restored members cannot hold on their data volumes is refused while the running members still
   // hold the data (restore.ts, roomProblem).
   // Nor one over the backend quota they run with (restore.ts, quotaProblem): they would refuse every write.
-  const noRoom = roomProblem(spec, checkedSize(check)) ?? quotaProblem(spec, checkedSize(check));
+  const noRoom = fitProblem(spec, checkedSize(check));
   if (noRoom) return refused(parent, spec, obs, before, noRoom);
   // The restored members could get no claim (their StorageClass not seen): the running members are not dropped; the
   // restore waits at its passed check, and says why (it carries on once the class is seen).
