@@ -94,6 +94,8 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/members-made-before-the-pod-spec-record-crash-looping-told-to-delete-by-hand.test.ts',
   // plan/respec.ts's functions called directly (under a second): what a pod that cannot start is, read by type.
   'test/etcdcluster/member-pod-that-cannot-start-read-as-its-statuses-say.test.ts',
+  // A CORRUPT alarm: its members count for quorum, said DataCorrupt naming its member (plan/answered.ts, members.ts).
+  'test/etcdcluster/cluster-under-corrupt-alarm-said-data-corrupt.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
@@ -325,6 +327,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/restore-check-pod-resolves-members-env-sources.test.ts',
       // Its images as a registry mirror's webhook rewrote them (sameCheck, atTagGiven).
       'test/etcdcluster/restore-check-pod-on-a-registry-mirror-is-read.test.ts',
+      // A snapshot over the restored members' backend quota refused (restoredQuota, quotaProblem).
+      'test/etcdcluster/restore-check-refuses-snapshot-over-members-quota.test.ts',
     ],
     target: 85,
   },
@@ -668,6 +672,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // A snapshot stream cut short (no sha256 trailer, an error, a reset): nothing written, nothing pruned.
       'test/etcdbackup/snapshot-cut-short-not-written-nor-pruned-over.test.ts',
       'test/etcdbackup/snapshot-stream-failure-named-in-reason.test.ts',
+      // A run under a CORRUPT alarm (or alarms unread) prunes nothing; NOSPACE prunes (alarmsOf, alarmsStopPruning).
+      'test/etcdbackup/periodic-backup-under-corrupt-alarm-prunes-nothing.test.ts',
     ],
     target: 85,
   },

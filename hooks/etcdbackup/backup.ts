@@ -238,6 +238,54 @@ async function hashKv(ep: EtcdEndpoint, revision: number, timeoutMs: number): Pr
   }
 }
 
+/**
+ * The alarms etcd holds (its Maintenance Alarm GET, under the prefix the status call found): their kinds, each once,
+ * in the order listed; or why they could not be read.
+ */
+async function alarmsOf(ep: EtcdEndpoint, timeoutMs: number): Promise<string[] | { why: string }> {
+  try {
+    const body = await json(ep, `${ep.prefix ?? '/v3'}/maintenance/alarm`, timeoutMs, { action: 'GET' });
+    const listed: unknown[] = Array.isArray(body?.alarms) ? body.alarms.slice(0, 64) : [];
+    const kinds = listed
+      .map((a) => (a as { alarm?: unknown } | null)?.alarm)
+      .filter((k): k is string => typeof k === 'string' && /^[A-Z]{1,16}$/.test(k) && k !== 'NONE');
+    return [...new Set(kinds)];
+  } catch (err) {
+    return { why: (err as Error).message.replace(/\s+/g, ' ').trim().slice(0, 160) };
+  }
+}
+
+/**
+ * Why a periodic run prunes nothing because of etcd's alarms, or undefined when it may prune: never destroy on doubt.
+ * Under an alarm other than NOSPACE (CORRUPT: etcd's corruption check found a member whose data disagrees, and the
+ * snapshot may be of that member's data) a snapshot replaces none taken before; so too when the alarms could not be
+ * read. NOSPACE (a backend at its quota) says nothing against the data: pruning goes on under it.
+ */
+export function alarmsStopPruning(alarms: string[] | { why: string }): string | undefined {
+  if (!Array.isArray(alarms)) return `etcd's alarms could not be read (${alarms.why}): nothing pruned`;
+  const doubt = alarms.filter((a) => a !== 'NOSPACE');
+  if (doubt.length === 0) return undefined;
+  return `etcd holds the ${doubt.join(', ')} alarm${doubt.length > 1 ? 's' : ''}${doubt.includes('CORRUPT') ? " (its corruption check found a member whose data disagrees: this snapshot may be of that member's data)" : ''}: nothing pruned, every earlier snapshot kept`;
+}
+
+/**
+ * etcd's alarms at a periodic run, before its snapshot: whether they stop pruning (why, in `problems`), and the
+ * metadata that records them on the snapshot (`META.alarms`, when etcd holds any).
+ */
+async function alarmsAt(
+  t: Target,
+  timeoutMs: number,
+  problems: string[],
+): Promise<{ stop: boolean; meta: Record<string, string> }> {
+  const alarms = await alarmsOf(t.ep, timeoutMs);
+  const why = alarmsStopPruning(alarms);
+  if (why) problems.push(why);
+  return {
+    stop: Boolean(why),
+    meta: Array.isArray(alarms) && alarms.length ? { [META.alarms]: alarms.join(',') } : {},
+  };
+}
+
 /** The first 12 hex of a sha256 (of a key's name or value, as etcd gives them: base64). */
 function digest12(base64: unknown): string {
   return createHash('sha256')
@@ -1126,14 +1174,18 @@ async function periodicBackup(o: BackupOptions, t: Target): Promise<BackupResult
   const since = decided?.lineage.since ?? stamp;
   const floor = decided?.floor ?? stamp;
   if (!o.backup) problems.push('this Job does not name its EtcdBackup (made by an older hook): nothing pruned');
+  // etcd's alarms, read before the snapshot: one of a cluster etcd calls corrupt prunes nothing (alarmsStopPruning).
+  const alarms = await alarmsAt(t, o.timeoutMs, problems);
   const mark = await markOf(t, o.timeoutMs, problems);
-  const metadata = metadataOf(o, t, { since, floor }, now, mark);
+  const metadata = { ...metadataOf(o, t, { since, floor }, now, mark), ...alarms.meta };
   const out = await writeOwn(o, t, key, metadata);
   if ('succeeded' in out) return out;
   const size = out.size;
   key = out.key;
   const pruned =
-    o.maxBackups > 0 && decided ? await prune(o, t, { key, snapshots: found!.snapshots, ...decided }, problems) : [];
+    o.maxBackups > 0 && decided && !alarms.stop
+      ? await prune(o, t, { key, snapshots: found!.snapshots, ...decided }, problems)
+      : [];
   return {
     ...written(t, key, size, now),
     lineage: since,

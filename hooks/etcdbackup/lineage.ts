@@ -43,6 +43,11 @@ export const META = {
    * was written by another history.
    */
   window: 'etcd-witness-above',
+  /**
+   * The alarms etcd held when the snapshot was taken (`CORRUPT`, `NOSPACE`, comma-separated; absent: none), read just
+   * before it: a snapshot of a cluster etcd calls corrupt may hold the disagreeing member's data.
+   */
+  alarms: 'etcd-alarms',
 } as const;
 
 /** The identity of a lineage: one EtcdBackup, one etcd cluster, since a date (a stamp as in the key). */

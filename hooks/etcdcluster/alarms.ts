@@ -5,6 +5,10 @@
 // cluster's alarms are listed, and those whose member ID is no member of the cluster's member list are disarmed
 // (etcd's Maintenance Alarm DEACTIVATE), said in an event. An alarm of a member stays: a member over its quota raises
 // NOSPACE again under its own ID at its next write past the quota, so disarming another's alarm hides no full backend.
+// CORRUPT alike: etcd raises it under the ID of the member whose data disagrees; an ID that is no member is a member
+// removed (etcd's way out of a corruption: remove that member, then disarm) or the old cluster's, kept by a snapshot
+// restored (every restored member is made from that one snapshot: they agree by construction). The corruption check
+// raises it again under a member's own ID if members still disagree.
 import type { EtcdAlarm, EtcdClient } from '../etcdcommon/etcd.js';
 import type { EventSpec } from '../../lib/index.js';
 import { clientURL, type Cluster } from './members.js';
@@ -32,7 +36,10 @@ export async function disarmStrangers(c: Cluster, obs: Observed, client: EtcdCli
   const members = new Set(obs.etcd.members.map((m) => m.id));
   const disarmed: EtcdAlarm[] = [];
   try {
-    const strangers = (await client.alarms(answering)).filter((a) => !members.has(a.memberId));
+    const listed = await client.alarms(answering);
+    // The members' own alarms stay, and are what the status names (a CORRUPT alarm names the member that disagrees).
+    obs.alarms = listed.filter((a) => members.has(a.memberId));
+    const strangers = listed.filter((a) => !members.has(a.memberId));
     for (const a of strangers) {
       await client.alarmDisarm(answering, a);
       disarmed.push(a);

@@ -25,6 +25,7 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     // A member made again on its claim found none of its data there: not started under its old ID, replaced.
     'MemberDataLost',
     'NoSpace',
+    'DataCorrupt',
     'RestoreFailed',
     'UpgradeRefused',
     'UpgradeFailed',

@@ -821,6 +821,9 @@ export function livenessProbe(c: Cluster, version: string): { startupProbe: unkn
   };
 }
 
+/** etcd 3.6's /readyz without its data_corruption check (a CORRUPT alarm makes no member NotReady). */
+export const READYZ_PATH = '/readyz?exclude=data_corruption';
+
 /**
  * The readiness probe of a member's etcd (a Ready member is in the client Service, and counts as available to the
  * PodDisruptionBudget): whether this member serves its clients, which it cannot without quorum, nor as a learner
@@ -828,20 +831,23 @@ export function livenessProbe(c: Cluster, version: string): { startupProbe: unkn
  * authentication enabled (docs/etcdcluster.md, not supported, but the members keep serving) must not make a serving
  * member NotReady: `etcdctl endpoint health` counts `permission denied` as healthy but not etcd's answer to a request
  * without a user, `user name is empty` (coreos/etcd-operator#1051), so every member went NotReady.
- * - etcd 3.6+: GET /readyz on the metrics listener (plain HTTP, also under TLS): a linearizable read (quorum) and a
- *   serializable one, made by etcd as root, not a learner, no CORRUPT alarm;
+ * - etcd 3.6+: GET /readyz?exclude=data_corruption on the metrics listener (plain HTTP, also under TLS): a linearizable
+ *   read (quorum) and a serializable one, made by etcd as root, not a learner; its data_corruption check (no CORRUPT
+ *   alarm) left out, as below;
  * - before 3.6: `etcdctl alarm list` (with its certificate under TLS): a request through raft (quorum; a learner is
  *   refused it) that etcd before 3.6 answers without credentials. /readyz only came with 3.5.11 (a patch change in
  *   place to an older 3.5 would fail it for good), and /health does not refuse a learner, which the disruption
  *   budget would then count as available.
- * An active alarm (NOSPACE) keeps a serving member Ready: an alarm is the cluster's, and every member NotReady at once
- * would empty the client Service through which it is dealt with and let a drain evict them all.
+ * An active alarm (NOSPACE, CORRUPT) keeps a serving member Ready: an alarm is the cluster's (etcd refuses every write
+ * on every member, whichever member ID it names), and every member NotReady at once would empty the client Service
+ * through which it is dealt with and let a drain evict them all (without storage: every member's data). The status
+ * says the alarm (`NoSpace`, `DataCorrupt`: plan/members.ts) and names the member it names.
  * A version changed in place (an upgrade) keeps the probe its pod was made with: `alarm list` asks for credentials
  * from 3.6 on, so a member made before 3.6 is NotReady there only while authentication is enabled.
  */
 export function readinessProbe(c: Cluster, version: string): Record<string, unknown> {
   const handler = atLeast(version, 3, 6)
-    ? { httpGet: { path: '/readyz', port: METRICS_PORT, scheme: 'HTTP' } }
+    ? { httpGet: { path: READYZ_PATH, port: METRICS_PORT, scheme: 'HTTP' } }
     : { exec: { command: etcdctlCommand(c, ['alarm', 'list']) } };
   return { ...handler, initialDelaySeconds: 1, periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 3 };
 }

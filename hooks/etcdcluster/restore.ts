@@ -1084,6 +1084,48 @@ function bytes(n: number): string {
   return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }
 
+/** etcd's backend quota when none is set (`--quota-backend-bytes` 0): 2 GiB, in every 3.x. */
+export const DEFAULT_QUOTA_BACKEND_BYTES = 2 * 1024 ** 3;
+
+/**
+ * The backend quota the restored members run with: spec.pod.etcdEnv's `ETCD_QUOTA_BACKEND_BYTES` (a value written
+ * out, as etcd reads it: an integer of bytes; 0 is etcd's default), else etcd's default; undefined when not known
+ * here (taken from a Secret or ConfigMap) or none (a negative value: etcd then sets no quota).
+ */
+export function restoredQuota(spec: EtcdClusterSpec): number | undefined {
+  const env = (Array.isArray(spec.pod?.etcdEnv) ? spec.pod.etcdEnv : []) as unknown[];
+  const set = env.filter((e) => isRecord(e) && e['name'] === 'ETCD_QUOTA_BACKEND_BYTES').at(-1) as
+    Record<string, unknown> | undefined;
+  if (!set) return DEFAULT_QUOTA_BACKEND_BYTES;
+  const value = set['value'];
+  if (set['valueFrom'] !== undefined || typeof value !== 'string' || !/^\s*-?\d{1,19}\s*$/.test(value))
+    return undefined;
+  const n = Number(value.trim());
+  if (!Number.isSafeInteger(n) || n < 0) return undefined;
+  return n === 0 ? DEFAULT_QUOTA_BACKEND_BYTES : n;
+}
+
+/**
+ * Why a snapshot of `size` bytes is over the backend quota the restored members run with (restoredQuota), or
+ * undefined. etcd restores the snapshot's backend as it is: at or over the quota, the restored members raise NOSPACE
+ * under their own IDs at the first write and refuse every write (the running members, made before the quota was set,
+ * took them). A size not reported, or a quota not known here, is not compared.
+ */
+export function quotaProblem(spec: EtcdClusterSpec, size: number | undefined): string | undefined {
+  const quota = restoredQuota(spec);
+  if (size === undefined || quota === undefined || size < quota) return undefined;
+  const set = (spec.pod?.etcdEnv ?? []).some((e) => isRecord(e) && e['name'] === 'ETCD_QUOTA_BACKEND_BYTES');
+  return `the snapshot has ${size} bytes (${bytes(size)}), at or over the restored members' backend quota of ${quota} bytes (${bytes(quota)}, ${set ? 'spec.pod.etcdEnv ETCD_QUOTA_BACKEND_BYTES' : "etcd's default"}): they would refuse every write (NOSPACE); raise the quota in spec.pod.etcdEnv (it reaches the restored members) or restore a smaller snapshot`;
+}
+
+/**
+ * Why a snapshot of `size` bytes cannot be restored into the members the spec makes, or undefined: no room on their
+ * data volumes (roomProblem), or over the backend quota they run with (quotaProblem).
+ */
+export function fitProblem(spec: EtcdClusterSpec, size: number | undefined): string | undefined {
+  return roomProblem(spec, size) ?? quotaProblem(spec, size);
+}
+
 /**
  * Why a snapshot of `size` bytes cannot be restored into the members the spec makes, or undefined: each restored
  * member holds it and its restored copy on its data volume (restoreRoom). That volume is a claim of

@@ -91,6 +91,7 @@ export const AT_ONCE_REASONS: ReadonlySet<string> = new Set([
   'MajorityCrashLooping',
   'MajorityLost',
   'NoSpace',
+  'DataCorrupt',
   'QuorumLost',
 ]);
 /** A listed member's fields that only report what it said. */

@@ -40,8 +40,12 @@ export interface MemberHealth {
   /** The leader's member ID as this member sees it. */
   leader?: string;
   error?: string;
-  /** NOSPACE when the member raised that alarm (its backend reached the quota; it refuses writes). */
-  alarm?: 'NOSPACE';
+  /**
+   * The alarm the member's /health names, when it is unhealthy for it: NOSPACE (a backend reached the quota) or
+   * CORRUPT (etcd's corruption check found a member whose data disagrees); under either every write is refused, the
+   * member still answers reads and votes. CORRUPT is named when both are raised.
+   */
+  alarm?: 'NOSPACE' | 'CORRUPT';
   /** What a failed TLS handshake with the member means (tls.ts), when that is why it did not answer. */
   tls?: string;
   /** The cluster and member IDs the member's own status answer carried (its identity), when it answered. */
@@ -59,6 +63,23 @@ export interface TlsFiles {
 export interface EtcdAlarm {
   memberId: string;
   alarm: string;
+}
+
+/**
+ * The alarm an unhealthy member of etcd 3.4+ names: its /health's reason ("ALARM NOSPACE", "ALARM CORRUPT"), or its
+ * status' errors (`memberID:7 alarm:NOSPACE`); CORRUPT when both are raised.
+ */
+function alarmNamed(reason: unknown, errors: unknown): MemberHealth['alarm'] {
+  const listed = Array.isArray(errors) ? (errors as unknown[]) : [];
+  const says = (word: RegExp) => word.test(String(reason ?? '')) || listed.some((e) => word.test(String(e)));
+  if (says(/CORRUPT/)) return 'CORRUPT';
+  return says(/NOSPACE/) ? 'NOSPACE' : undefined;
+}
+
+/** Whether an etcd version (`3.3.25`) is before 3.4: its /health names no reason, its status no errors. */
+function before34(version: string): boolean {
+  const [major, minor] = version.split('.').map((x) => Number.parseInt(x, 10));
+  return major === 3 && minor !== undefined && minor < 4;
 }
 
 /** At most this many alarms are read of one answer (one per member and kind: far fewer). */
@@ -671,19 +692,34 @@ export class HttpEtcdClient implements EtcdClient {
       const memberId = idOf(header?.['member_id']);
       if (clusterId) result.clusterId = clusterId;
       if (memberId) result.memberId = memberId;
-      // etcd 3.4+ says why it is unhealthy; its NOSPACE alarm is also in the status' errors.
-      const errors = Array.isArray(status['errors']) ? (status['errors'] as unknown[]) : [];
-      if (
-        !healthy &&
-        (String(health.reason ?? '').includes('NOSPACE') || errors.some((e) => String(e).includes('NOSPACE')))
-      )
-        result.alarm = 'NOSPACE';
+      // etcd 3.4+ says why it is unhealthy (alarmNamed); before, the alarms are asked for (alarmBefore34).
+      const named = healthy ? undefined : alarmNamed(health.reason, status['errors']);
+      if (named) result.alarm = named;
+      else if (!healthy && memberId && result.version && before34(result.version))
+        await this.alarmBefore34(clientURL, result);
       return result;
     } catch (err) {
       if (err instanceof EtcdError && err.code === 'TLS')
         return { healthy: false, error: err.message, tls: err.message };
       return { healthy: false, error: (err as Error).message };
     }
+  }
+
+  /**
+   * etcd before 3.4 names no reason in /health (`{"health":"false"}` under an alarm as without a leader) and no
+   * errors in its status: an unhealthy member of such a version that answered as itself is asked for the cluster's
+   * alarms (Maintenance Alarm GET, through raft: without quorum it fails, and the member is unhealthy as before).
+   */
+  private async alarmBefore34(clientURL: string, result: MemberHealth): Promise<void> {
+    const kinds = await this.rpc(clientURL, '/maintenance/alarm', { action: 'GET' }).then(
+      (body): unknown[] =>
+        (Array.isArray(body['alarms']) ? (body['alarms'] as unknown[]).slice(0, MAX_LISTED_ALARMS) : []).map(
+          (a) => (a as { alarm?: unknown } | null)?.alarm,
+        ),
+      (): unknown[] => [],
+    );
+    if (kinds.includes('CORRUPT')) result.alarm = 'CORRUPT';
+    else if (kinds.includes('NOSPACE')) result.alarm = 'NOSPACE';
   }
 
   /**

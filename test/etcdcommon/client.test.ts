@@ -227,6 +227,73 @@ t.test('health: a member that answers 503 with the NOSPACE alarm is reported wit
   t.same(h, { healthy: false, version: '3.5.17', leader: '7', alarm: 'NOSPACE' });
 });
 
+t.test('health: a member that answers 503 with the CORRUPT alarm is reported with the alarm', async (t) => {
+  const serve = async (reason: string, errors: string[]) => {
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(req.url === '/health' ? 503 : 200, { 'content-type': 'application/json' });
+        if (req.url === '/health') return res.end(JSON.stringify({ health: 'false', reason }));
+        if (req.url === '/version') return res.end(JSON.stringify({ etcdserver: '3.6.9', etcdcluster: '3.6.0' }));
+        res.end(JSON.stringify({ leader: '7', errors }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    t.teardown(() => server.close());
+    return new HttpEtcdClient().health(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  };
+  t.same(await serve('ALARM CORRUPT', ['memberID:7 alarm:CORRUPT ']), {
+    healthy: false,
+    version: '3.6.9',
+    leader: '7',
+    alarm: 'CORRUPT',
+  });
+  // Both raised: CORRUPT is named (the graver); a reason without either is no alarm.
+  t.match(await serve('ALARM NOSPACE', ['memberID:7 alarm:NOSPACE ', 'memberID:8 alarm:CORRUPT ']), {
+    alarm: 'CORRUPT',
+  });
+  t.notOk((await serve('RAFT NO LEADER', [])).alarm);
+});
+
+t.test('health before etcd 3.4 (no reason, no errors): an unhealthy member is asked for the alarms', async (t) => {
+  const serve = async (version: string, prefix: string, alarms: unknown[] | 'fails') => {
+    const posts: string[] = [];
+    const server: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const json = (status: number, v: unknown) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(v));
+        };
+        if (req.url === '/health') return json(503, { health: 'false' });
+        if (req.url === '/version') return json(200, { etcdserver: version, etcdcluster: '3.3.0' });
+        if (req.method === 'POST') posts.push(req.url!);
+        if (req.url === `${prefix}/maintenance/status`)
+          return json(200, { header: { cluster_id: '5', member_id: '7' }, leader: '7' });
+        if (req.url === `${prefix}/maintenance/alarm`)
+          return alarms === 'fails'
+            ? json(503, { error: 'etcdserver: request timed out', code: 14 })
+            : json(200, { header: {}, ...(alarms.length ? { alarms } : {}) });
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        res.end('404 page not found\n');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    t.teardown(() => server.close());
+    const h = await new HttpEtcdClient().health(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return { h, posts };
+  };
+  const corrupt = await serve('3.3.25', '/v3beta', [{ memberID: '8', alarm: 'CORRUPT' }]);
+  t.match(corrupt.h, { healthy: false, version: '3.3.25', alarm: 'CORRUPT' }, '3.3: CORRUPT found in the list');
+  t.ok(corrupt.posts.includes('/v3beta/maintenance/alarm'), 'asked under the prefix the version serves');
+  t.match((await serve('3.2.13', '/v3alpha', [{ memberID: '7', alarm: 'NOSPACE' }])).h, { alarm: 'NOSPACE' }, '3.2');
+  t.notOk((await serve('3.3.25', '/v3beta', [])).h.alarm, 'no alarm listed: unhealthy, no alarm');
+  t.notOk((await serve('3.3.25', '/v3beta', 'fails')).h.alarm, 'the list refused (no quorum): unhealthy, no alarm');
+  const later = await serve('3.5.17', '/v3', [{ memberID: '7', alarm: 'CORRUPT' }]);
+  t.notOk(later.h.alarm, '3.4+ names its alarm in /health: no reason there is none');
+  t.notOk(later.posts.includes('/v3/maintenance/alarm'), 'and the alarms are not asked');
+});
+
 t.test('a learner refusing the member list does not fail the read while a voter answers', async (t) => {
   const serve = async (handler: (url: string, res: import('node:http').ServerResponse) => void) => {
     const server: Server = createServer((req, res) => {

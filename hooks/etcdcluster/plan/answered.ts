@@ -245,12 +245,11 @@ function seenUp(report: MemberReport, known: MemberReport | undefined, now: stri
 }
 
 /**
- * The quorum of the voting members. A member with the NOSPACE alarm answers (reads, its raft) but /health says
- * false: it counts for quorum, and is reported as out of space, not as down.
+ * The quorum of the voting members. A member with an alarm (NOSPACE, CORRUPT) answers (reads, its raft) but /health
+ * says false: it counts for quorum, and is reported as under the alarm (NoSpace, DataCorrupt), not as down.
  */
 function quorumOf(v: View, members: Listed[]): { voting: Listed[]; quorum: NonNullable<Decision['quorum']> } {
-  const alive = (pod: string | undefined) =>
-    Boolean(pod && (v.healthOf(pod).healthy || v.healthOf(pod).alarm === 'NOSPACE'));
+  const alive = (pod: string | undefined) => Boolean(pod && (v.healthOf(pod).healthy || v.healthOf(pod).alarm));
   const voting = members.filter((m) => !m.member.isLearner);
   const healthy = voting.filter((m) => alive(m.pod)).length;
   const needed = Math.floor(voting.length / 2) + 1;

@@ -1,6 +1,6 @@
 // The membership rules, in the order of plan.ts's header. Without member pods (no-pods.ts) and while etcd gives no
 // member list (silent.ts) no membership change is made. Once etcd answers, over its member list (answered.ts):
-// a lost quorum stops everything; then NOSPACE; a paused spec; members restarted in place; then dead members are
+// a lost quorum stops everything; then CORRUPT, then NOSPACE; a paused spec; members restarted in place; then dead members are
 // removed (their replacement is a later add), stuck additions cancelled, the long unhealthy replaced; a learner
 // promoted; then the size; then the version, one member at a time; then members made before restart in place move
 // to it, one at a time. At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next
@@ -63,6 +63,7 @@ export function decideMembers(
   return (
     firstDecision(a, [
       quorumLost,
+      dataCorrupt,
       noSpace,
       paused,
       restartingMembers,
@@ -212,6 +213,36 @@ function replaceDataLost(a: Answered): Decision | undefined {
       `${text}; removing member ${pod} (ID ${member.id}), a new member will replace it`,
     ),
   );
+}
+
+/**
+ * etcd raised the CORRUPT alarm (its corruption check found a member whose data disagrees with the others): every
+ * write is refused, reads and the quorum go on. Said as such (not as a quorum lost), naming the member the alarm
+ * names, and the way out; no membership change is made meanwhile (which member holds the right data is the admin's
+ * call, etcd's docs: find it, remove it, disarm; an alarm of an ID that is no longer a member is disarmed by
+ * alarms.ts).
+ */
+function dataCorrupt(a: Answered): Decision | undefined {
+  const reporting = a.reports.filter((r) => r.alarm === 'CORRUPT').map((r) => r.name);
+  if (reporting.length === 0) return undefined;
+  const named = (a.obs.alarms ?? [])
+    .filter((x) => x.alarm === 'CORRUPT')
+    .map((x) => {
+      const r = a.reports.find((m) => m.id === x.memberId);
+      return r ? `${r.name} (ID ${x.memberId})` : `ID ${x.memberId}`;
+    });
+  const which = named.length
+    ? `found member ${[...new Set(named)].join(', ')} whose data disagrees with the others`
+    : `found a member whose data disagrees with the others (etcdctl alarm list names it)`;
+  const message = `etcd raised the CORRUPT alarm (reported by ${reporting.join(', ')}): its corruption check ${which}; every write is refused until the alarm is disarmed, reads are served; no membership change meanwhile. The way out (etcd's docs, data corruption): compare the members (etcdctl endpoint hashkv --cluster), remove the member whose data disagrees (etcdctl member remove <ID>), then etcdctl alarm disarm (an alarm whose member is no longer a member is disarmed by metaops); restore from a backup taken before the alarm if in doubt`;
+  return {
+    ...a.common,
+    pods: a.kept,
+    phase: 'Running',
+    reason: 'DataCorrupt',
+    conditions: [available(false, 'DataCorrupt', message), recovering(true, 'DataCorrupt', message)],
+    converging: true,
+  };
 }
 
 /** etcd raised the NOSPACE alarm: writes are refused, and no membership change is made meanwhile. */

@@ -27,7 +27,7 @@ import {
   RESTORE_SECONDS,
   restoreCheckPod,
   restoreDeadlinePassed,
-  roomProblem,
+  fitProblem,
   sameCheck,
 } from '../restore.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -65,7 +65,8 @@ export function afterCheck(
   if (verdict.state === 'waiting' || spec.paused) return checking(parent, spec, obs, seen, obs.restore.source);
   // A snapshot the restored members cannot hold on their data volumes is refused while the running members still
   // hold the data (restore.ts, roomProblem).
-  const noRoom = roomProblem(spec, checkedSize(check));
+  // Nor one over the backend quota they run with (restore.ts, quotaProblem): they would refuse every write.
+  const noRoom = fitProblem(spec, checkedSize(check));
   if (noRoom) return refused(parent, spec, obs, before, noRoom);
   // The restored members could get no claim (their StorageClass not seen): the running members are not dropped; the
   // restore waits at its passed check, and says why (it carries on once the class is seen).

@@ -1,6 +1,6 @@
 // The shapes of the EtcdCluster plan: what it observes, what it decides, and how it reports each member.
 import type { ConditionInput, KubeObject, ObservedObject } from '../../../lib/index.js';
-import type { EtcdMember, MemberHealth } from '../../etcdcommon/etcd.js';
+import type { EtcdAlarm, EtcdMember, MemberHealth } from '../../etcdcommon/etcd.js';
 import type { RestoreState } from '../../etcdcommon/index.js';
 import type { RestoreSource } from '../members.js';
 import type { UpgradeFailure } from '../upgrade.js';
@@ -30,6 +30,11 @@ export interface Observation {
   terminatingClaims?: string[];
   /** Health of each observed pod's member, by pod name. */
   health: Record<string, MemberHealth>;
+  /**
+   * The cluster's alarms etcd listed in this sync (those of no member disarmed: alarms.ts), read when a member
+   * reported an alarm; which member each names (a CORRUPT alarm names the member whose data disagrees).
+   */
+  alarms?: EtcdAlarm[];
   /** The newest EtcdRestore naming this cluster, if any. */
   restore?: { uid: string; name: string; source: RestoreSource; created?: string };
   /** The restore recorded in status with its checked snapshot (sync.ts, carriedOn): carried on once its EtcdRestore went. */
@@ -90,7 +95,10 @@ export interface MemberReport {
   leader?: boolean;
   learner?: boolean;
   version?: string;
-  /** An etcd alarm the member raised (NOSPACE: its backend reached the quota; writes are refused). */
+  /**
+   * An etcd alarm the member's health names (NOSPACE: a backend reached the quota; CORRUPT: etcd's corruption check
+   * found a member whose data disagrees): writes are refused.
+   */
   alarm?: string;
   /** Since when a started member is seen unhealthy while etcd answers (kept as first seen: no churn). */
   unhealthySince?: string;
