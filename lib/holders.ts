@@ -11,6 +11,7 @@
 // namespace.
 import type { PodNames, ResourceDefinition } from './hook.js';
 import type { KubeObject, ParentObject, RelatedResourceRule } from './metacontroller.js';
+import { previousConditions } from './conditions.js';
 import { type ChildName, heldRecordsOf, type HolderJudge, type HolderRef } from './ownership.js';
 import { podHolderRules, podHolderWants, podNamerResource } from './podholders.js';
 
@@ -151,12 +152,31 @@ function namesByShape(other: Namer, wanted: readonly ChildName[]): { names: Set<
 }
 
 /**
+ * Whether the parent's status records no sync of its generation: neither `status.observedGeneration` (stamped on an
+ * answer for a valid spec) nor its Ready condition's `observedGeneration` (an answer refusing the spec, a held one) is
+ * the generation. A new parent, a spec changed since the last sync, a status lost with a restore. Its first sync of the
+ * generation may make a child under a name another kind's spec chooses (holderRules).
+ */
+export function unsyncedGeneration(parent: ParentObject): boolean {
+  const generation = parent.metadata.generation;
+  const status = parent.status as { observedGeneration?: unknown } | null | undefined;
+  if (typeof generation !== 'number') return !status || typeof status !== 'object';
+  if (status && typeof status === 'object' && status.observedGeneration === generation) return false;
+  const ready = previousConditions(status).find((c) => c.type === 'Ready');
+  return ready?.observedGeneration !== generation;
+}
+
+/**
  * The customize rules that ask for the parents of the kinds that declared child names, other than `parent` itself,
  * whose children can take one of `parent`'s child names: by name in the parent's namespace; of a kind whose spec
- * chooses a name of that type, the holders of that kind the parent recorded (status.heldBy), by name. With the pod
- * holders (podHolderRules), one rule per kind.
+ * chooses a name of that type, every parent of that kind in the namespace while `everyChooser` (by default: the
+ * parent's status records no sync of its generation, unsyncedGeneration), else the holders of that kind the parent
+ * recorded (status.heldBy), by name. With the pod holders (podHolderRules), one rule per kind.
  */
-export function holderRules(parent: ParentObject): RelatedResourceRule[] {
+export function holderRules(
+  parent: ParentObject,
+  everyChooser: boolean = unsyncedGeneration(parent),
+): RelatedResourceRule[] {
   const own = namers.get(keyOf(parent.apiVersion, parent.kind));
   const name = parent.metadata.name ?? '';
   const namespace = parent.metadata.namespace ?? '';
@@ -169,9 +189,17 @@ export function holderRules(parent: ParentObject): RelatedResourceRule[] {
     const forPods = pods.find((r) => r.apiVersion === other.apiVersion && r.resource === other.resource);
     for (const n of forPods?.names ?? []) names.add(n);
     if (other === own) names.delete(name);
-    // A name the other kind's spec chooses could be any of its parents': never all of them (every one would be sent
-    // with each sync, past the body limit with a few thousand, and each change of one would sync this parent); the
-    // holders of that kind this parent recorded when it found the name taken (status.heldBy), by name.
+    // A name the other kind's spec chooses could be any of its parents'. Before the parent's first sync of its
+    // generation (unsyncedGeneration: a new parent, a changed spec, a status lost) every one of them in its namespace,
+    // so that a parent of that kind made before it, which chose the name and has not made it yet (its sync waiting on
+    // AWS), keeps it (lib/ownership.ts keptByEarlier). Once a sync of the generation is recorded, never all of them
+    // (every one would be sent with each sync, past the body limit with a few thousand, and each change of one would
+    // sync this parent): the holders of that kind this parent recorded when it found the name taken (status.heldBy),
+    // by name.
+    if (chosen && everyChooser) {
+      rules.push({ apiVersion: other.apiVersion, resource: other.resource, namespace });
+      continue;
+    }
     if (chosen)
       for (const r of heldRecordsOf(parent))
         if (r.holder.apiVersion === other.apiVersion && r.holder.kind === other.kind) names.add(r.holder.name);
@@ -186,7 +214,8 @@ export function holderRules(parent: ParentObject): RelatedResourceRule[] {
 
 /**
  * How customize asks for `holder`, a parent `parent` recorded (lib/ownership.ts HolderJudge.askedFor): `always` when
- * holderRules of the parent without its status (what any answer of its generation asked for, cached or not) name it,
+ * holderRules of the parent without its status and without the rule for every parent of a kind that chooses names
+ * (what any answer of its generation asked for, cached or not, whatever status it was asked with) name it,
  * so a holder not among the related objects does not exist; `recorded` for another holder of a kind that declared
  * names, asked for only because status.heldBy records it (a name its kind's spec chooses): Metacontroller keeps the
  * customize answer for the generation and a status write keeps it, so such a holder may exist and not be sent;
@@ -197,7 +226,7 @@ export function askedFor(parent: ParentObject, holder: HolderRef): 'always' | 'r
     namers.get(keyOf(holder.apiVersion, holder.kind))?.resource ?? podNamerResource(holder.apiVersion, holder.kind);
   if (!resource) return undefined;
   const { status: _status, ...bare } = parent;
-  const always = holderRules(bare as ParentObject).some(
+  const always = holderRules(bare as ParentObject, false).some(
     (r) => r.apiVersion === holder.apiVersion && r.resource === resource && (r.names ?? []).includes(holder.name),
   );
   return always ? 'always' : 'recorded';
