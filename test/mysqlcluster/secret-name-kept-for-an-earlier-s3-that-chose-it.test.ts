@@ -28,7 +28,7 @@ t.test('a MySQLCluster made after an S3 resource that chose its Secret name does
       namespace: NS,
       uid: 'uid-s3-pay',
       generation: 1,
-      creationTimestamp: '2026-01-02T03:00:00Z',
+      creationTimestamp: new Date(Date.now() - 120_000).toISOString(),
     },
     spec: { ...S3_DEFAULTS, bucketName: 'shop-pay-bucket', secretName: 'shop-mysql' },
   } as unknown as KubeObject;
@@ -39,7 +39,7 @@ t.test('a MySQLCluster made after an S3 resource that chose its Secret name does
     namespace: NS,
     uid: 'uid-shop',
     generation: 1,
-    creationTimestamp: '2026-01-02T03:01:00Z',
+    creationTimestamp: new Date(Date.now() - 60_000).toISOString(),
   };
   t.ok(everyS3(rulesOf(mysqlcluster, req.parent)), 'shop, not synced yet, asks for every S3 resource of its namespace');
   const res = mysqlSync({ ...req, related: relatedFor(rulesOf(mysqlcluster, req.parent), [pay]) }, FIXED_NOW);

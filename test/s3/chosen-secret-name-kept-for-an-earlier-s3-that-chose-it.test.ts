@@ -13,6 +13,7 @@ import type { KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
 import { NS, relatedFor, rulesOf } from '../fixtures/held-names.js';
 import { s3Sync } from '../fixtures/hooks.js';
+import { EVERY_CHOOSER_SECONDS } from '../../lib/holders.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 import { S3_DEFAULTS } from '../fixtures/s3.js';
 
@@ -23,13 +24,15 @@ const s3Parent = (name: string, made: string, secretName = 'app-credentials'): P
     metadata: { name, namespace: NS, uid: `uid-s3-${name}`, generation: 1, creationTimestamp: made },
     spec: { ...S3_DEFAULTS, bucketName: `shop-${name}-bucket`, secretName },
   }) as ParentObject;
+// Made minutes ago: customize asks for every S3 resource in a parent's first syncs only (EVERY_CHOOSER_SECONDS).
+const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString();
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 const everyS3 = (rules: ReturnType<typeof rulesOf>) => rules.some((r) => r.resource === 's3s' && !r.names);
 
 t.test('a later S3 resource does not take a Secret name an earlier one chose and has not made yet', async (t) => {
-  const b = s3Parent('b', '2026-01-02T03:00:00Z');
-  const c = s3Parent('c', '2026-01-02T03:01:00Z');
-  const other = s3Parent('other', '2026-01-02T02:00:00Z', 'other-secret');
+  const b = s3Parent('b', minutesAgo(2));
+  const c = s3Parent('c', minutesAgo(1));
+  const other = s3Parent('other', minutesAgo(3), 'other-secret');
   const namespace = [b, other] as unknown as KubeObject[];
   t.ok(everyS3(rulesOf(s3, c)), 'c, not synced yet, asks for every S3 resource of its namespace');
   const aws = new FakeAws();
@@ -85,28 +88,22 @@ t.test('a later S3 resource does not take a Secret name an earlier one chose and
   t.notOk(everyS3(rulesOf(s3, { ...b, status: resB.status } as ParentObject)), 'b, synced, asks for no S3 at large');
 });
 
-t.test('a spec changed to a name an earlier S3 resource chose asks for every S3 resource again', async (t) => {
-  const c = s3Parent('c', '2026-01-02T03:01:00Z', 'c-secret');
-  const aws = new FakeAws();
-  const res = await s3Sync({ controller: {}, parent: c, children: {}, related: {} }, aws, FIXED_NOW);
-  const synced = { ...c, status: res.status } as ParentObject;
-  t.notOk(everyS3(rulesOf(s3, synced)), 'synced at generation 1: no S3 resource at large');
-  const renamed = {
-    ...synced,
-    metadata: { ...synced.metadata, generation: 2 },
-    spec: { ...synced.spec, secretName: 'app-credentials' },
-  } as ParentObject;
-  t.ok(everyS3(rulesOf(s3, renamed)), 'generation 2 not synced yet: every S3 resource of the namespace');
-  const b = s3Parent('b', '2026-01-02T03:00:00Z');
-  const again = await s3Sync(
-    {
-      controller: {},
-      parent: renamed,
-      children: {},
-      related: relatedFor(rulesOf(s3, renamed), [b as unknown as KubeObject]),
-    },
-    new FakeAws(),
-    FIXED_NOW,
+t.test('customize asks for every S3 resource only in the first syncs of a parent that chose a name', async (t) => {
+  const c = s3Parent('c', minutesAgo(1));
+  t.ok(everyS3(rulesOf(s3, c)), 'new, made a minute ago, chose app-credentials: every S3 resource');
+  const old = s3Parent('c', new Date(Date.now() - EVERY_CHOOSER_SECONDS * 1000 - 60_000).toISOString());
+  t.notOk(
+    everyS3(rulesOf(s3, old)),
+    'made longer ago than EVERY_CHOOSER_SECONDS and never synced (its requests too large, say): none at large',
   );
-  t.match(ready(again), { status: 'False', reason: 'SecretNameTaken' }, 'held: app-credentials is kept for S3 b');
+  const res = await s3Sync({ controller: {}, parent: c, children: {}, related: {} }, new FakeAws(), FIXED_NOW);
+  t.notOk(everyS3(rulesOf(s3, { ...c, status: res.status } as ParentObject)), 'synced at its generation: none');
+  const lost = { ...c, status: {} } as ParentObject;
+  t.ok(everyS3(rulesOf(s3, lost)), 'its status lost (a restore) in its first minutes: every S3 resource again');
+  const byDefault = { ...c, spec: { ...c.spec, secretName: undefined } } as ParentObject;
+  delete (byDefault.spec as Record<string, unknown>)['secretName'];
+  t.notOk(
+    everyS3(rulesOf(s3, byDefault)),
+    'an S3 resource with its default Secret name (c-credentials) asks for none at large: one that names it later asks for it by shape',
+  );
 });
