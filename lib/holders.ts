@@ -8,7 +8,7 @@
 // its kind's childNames, and for pods its kind's podNames). Customize asks for the candidate holders by name
 // (`holderRules`: for each name the parent's children may take, the parent of each other kind whose shape makes it),
 // or, for a kind whose spec chooses the name, for every parent of that kind in the
-// namespace.
+// namespace in the parent's first syncs (asksEveryChooser), else for those its status.heldBy records.
 import type { PodNames, ResourceDefinition } from './hook.js';
 import type { KubeObject, ParentObject, RelatedResourceRule } from './metacontroller.js';
 import { previousConditions } from './conditions.js';
