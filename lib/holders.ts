@@ -212,12 +212,12 @@ export function holderRules(
     if (other === own) names.delete(name);
     // A name the other kind's spec chooses could be any of its parents'. In the parent's first syncs
     // (asksEveryChooser: new, or its status lost, made minutes ago) every one of them in its namespace, so that a
-    // parent of that kind made before it, which chose the name and has not made it yet (its sync waiting on AWS),
-    // keeps it (lib/ownership.ts keptByEarlier). Not for the default name of the parent's own kind (S3
-    // `<name>-credentials`): a parent of its kind that names it later asks for this one by shape, and a namespace of
-    // thousands of them each asking for every other would take each first sync past the body limit. Else never all of
-    // them (every one would be sent with each sync, and each change of one would sync this parent): the holders of
-    // that kind this parent recorded when it found the name taken (status.heldBy), by name.
+    // parent of that kind made before it, which chose the name and has not made it yet (its sync still waiting),
+    // keeps it (lib/ownership.ts keptByEarlier). Not for the default name of the parent's own kind (a shape of its
+    // own, `<name>-credentials` say): a parent of its kind that names it later asks for this one by shape, and a
+    // namespace of thousands of them each asking for every other would take each first sync past the body limit. Else
+    // never all of them (every one would be sent with each sync, and each change of one would sync this parent): the
+    // holders of that kind this parent recorded when it found the name taken (status.heldBy), by name.
     if (chosen && everyChooser && wanted.some((c) => choosable(other, own, name, c))) {
       rules.push({ apiVersion: other.apiVersion, resource: other.resource, namespace });
       continue;
