@@ -99,12 +99,21 @@ function stored(i: number): KubeObject {
   } as unknown as KubeObject;
 }
 
-/** A new S3 resource in that namespace. */
+/**
+ * A new S3 resource in that namespace, made a moment ago (a parent in its first syncs asks for every S3 resource of
+ * its namespace only when it chose its Secret's name: lib/holders.ts holderRules; its default name it does not).
+ */
 const newResource = () =>
   ({
     apiVersion: 'systek.no/v1',
     kind: 'S3',
-    metadata: { name: 'new-team-artifacts', namespace: NS, uid: 'uid-new', generation: 1 },
+    metadata: {
+      name: 'new-team-artifacts',
+      namespace: NS,
+      uid: 'uid-new',
+      generation: 1,
+      creationTimestamp: new Date().toISOString(),
+    },
     spec: { ...S3_DEFAULTS, bucketName: 'acme-new-team-artifacts', region: 'eu-north-1' },
   }) as ParentObject;
 
