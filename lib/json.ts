@@ -134,6 +134,9 @@ export function parseJsonBody(text: string): unknown {
  * server's CPU). A key named `managedFields` anywhere else (in a spec, in an annotation's text, in the controller,
  * under a top-level key of another name) is not touched.
  *
+ * The server parses a request with parsedWithoutManagedFields first, which gives the same value without this walk
+ * (perf: docs/performance.md); this is what it falls back on, and what that function is checked against.
+ *
  * One pass over the text, each character read once (strings skipped whole with indexOf as in jsonDepthExceeds): the
  * work is bounded by the size of the request, which the body limit bounds. A key spelled with escapes
  * (`"managed\u0046ields"`) is left, and so is text this does not read as JSON, which JSON.parse then refuses as it
