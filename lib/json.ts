@@ -265,6 +265,8 @@ function markedManagedFields(text: string): { text: string; values: number[] } |
     const start = skipSpace(text, colon + 1);
     const end = valueEnd(text, start);
     if (end < 0) return SLOW;
+    // Past MAX_MARKERS the text is SLOW: the markers' bookkeeping is bounded whatever a body holds.
+    if (values.length >= 2 * MAX_MARKERS) return SLOW;
     marked += `${text.slice(from, at)}"${MARKER}":${values.length / 2}`;
     values.push(start, end);
     from = end;
@@ -326,6 +328,11 @@ class Markers {
 export const SLOW: unique symbol = Symbol('slow');
 
 const MANAGED_FIELDS = '"managedFields"';
+/**
+ * The most managedFields members parsedWithoutManagedFields replaces: one per object a request carries, and a
+ * request of the body limit carries a few thousand objects (the bench's 1000-pod PodSet request: 1,001).
+ */
+export const MAX_MARKERS = 10_000;
 /** The key a managedFields member is replaced by: one character, written as it is (no escape), rare in requests. */
 const MARKER = '\u00ff';
 const FIELDS_END = 'Fields"';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import t, { type Test } from 'tap';
-import { parsedWithoutManagedFields, SLOW, withoutManagedFields } from '../../lib/json.js';
+import { MAX_MARKERS, parsedWithoutManagedFields, SLOW, withoutManagedFields } from '../../lib/json.js';
 import { parseJson } from '../../lib/parse-json.js';
 import { body } from '../../bench/bodies.js';
 
@@ -186,4 +186,25 @@ t.test("the controller's metadata keeps its keys in their order, `__proto__` a k
   t.not(parsed, SLOW);
   t.same(Object.keys(parsed['controller'].metadata), ['a', '__proto__', 'managedFields', 'z']);
   t.equal(Object.getPrototypeOf(parsed['controller'].metadata), Object.prototype);
+});
+
+t.test('a request of more managedFields than MAX_MARKERS is SLOW, and cut and parsed as before', async (t) => {
+  const objects = (n: number) =>
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`p${i}`, { metadata: { name: `p${i}`, managedFields: [{}] } }]),
+    );
+  const at = JSON.stringify({
+    parent: { metadata: { managedFields: [] } },
+    children: { 'Pod.v1': objects(MAX_MARKERS - 1) },
+  });
+  t.not(agrees(t, at, 'MAX_MARKERS'), SLOW, 'MAX_MARKERS: parsed with markers');
+  const past = JSON.stringify({
+    parent: { metadata: { managedFields: [] } },
+    children: { 'Pod.v1': objects(MAX_MARKERS) },
+  });
+  t.equal(parsedWithoutManagedFields(past), SLOW, 'one more: SLOW');
+  const cut = parseJson(withoutManagedFields(past)) as {
+    children: Record<string, Record<string, { metadata: object }>>;
+  };
+  t.same(cut.children['Pod.v1']!['p0']!.metadata, { name: 'p0' }, 'the cut still takes them out');
 });
