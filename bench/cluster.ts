@@ -253,6 +253,8 @@ async function runScale(bin: string, n: number): Promise<Record<string, unknown>
           renderController(d, {
             target: { kind: 'url', base: `http://127.0.0.1:${proxyPort}` },
             etag: false,
+            // v1.5.20's DecoratorController refuses the field (strict decoding); v4 has it (test/e2e/cluster.ts).
+            ignoreStatusChanges: plane.mc.features.ignoreStatusChanges,
             resyncPeriodSeconds: RESYNC_SECONDS,
           }),
         )

@@ -8,8 +8,10 @@
 // hooks/sync.js as published (from a clone of metacontroller/metacontroller):
 //   mkdir -p $DIR/hooks && cp examples/nodejs/server.js $DIR/ && cp examples/catset/manifest/sync.js $DIR/hooks/
 // It is started from there with bench/example-port.mjs preloaded (the example listens on port 80; that moves it).
-// BENCH_ROUNDS (5), BENCH_SECONDS (2), BENCH_SIZES (10,100), BENCH_CONNECTIONS (5,10). Prints a table and writes
-// bench/example.json.
+// BENCH_ROUNDS (5), BENCH_SECONDS (2), BENCH_SIZES (10,100), BENCH_CONNECTIONS (5,10). BENCH_BASE_TREE=<dir>: metaops
+// built in another tree (a worktree of the commit before a change, `npx tsc -p tsconfig.build.json` there) runs in
+// the same rounds as a fourth server, `base`, so that a change is judged beside the example in one run. Prints a
+// table and writes bench/example.json.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -25,9 +27,10 @@ const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 2);
 const SIZES = (process.env['BENCH_SIZES'] ?? '10,100').split(',').map(Number);
 const CONNECTIONS = (process.env['BENCH_CONNECTIONS'] ?? '5,10').split(',').map(Number);
+const BASE_TREE = process.env['BENCH_BASE_TREE'];
 
 interface Server {
-  name: 'metaops' | 'peer' | 'example';
+  name: 'metaops' | 'peer' | 'example' | 'base';
   proc: ChildProcess;
   url: string;
   /** What it is sent: the PodSet request, or for the example the CatSet request with the same pods. */
@@ -89,6 +92,8 @@ async function row(children: number, connections: number) {
       exampleDir,
     ),
   ];
+  if (BASE_TREE)
+    started.push(await serve('base', [join(BASE_TREE, 'dist', 'main', 'server.js')], '/hooks/podset/sync', podset));
   const servers = started.map((s) => s.server);
   const loadBefore = load1();
   try {
@@ -116,6 +121,13 @@ async function row(children: number, connections: number) {
       vsExampleRounds: over('metaops', 'example'),
       vsPeer: two(mid(over('metaops', 'peer'))),
       vsPeerRounds: over('metaops', 'peer'),
+      ...(BASE_TREE
+        ? {
+            baseVsExample: two(mid(over('base', 'example'))),
+            vsBase: two(mid(over('metaops', 'base'))),
+            vsBaseRounds: over('metaops', 'base'),
+          }
+        : {}),
       load: [loadBefore, load1()],
       errors: servers.reduce((n, s) => n + of(s.name).reduce((m, r) => m + r.bad, 0), 0),
     };
@@ -141,9 +153,20 @@ async function main(): Promise<void> {
       console.log(
         `| ${children} | ${connections} | ${three(r.rps)} | **${r.vsExample}** (${r.vsExampleRounds.join(', ')}) | **${r.vsPeer}** (${r.vsPeerRounds.join(', ')}) | ${three(r.cpuUsPerRequest)} | ${r.load.join(', ')} | ${r.errors} |`,
       );
+      if (BASE_TREE)
+        console.log(
+          `|   | base (${BASE_TREE}): | req/s ${r.rps['base']}, CPU us/req ${r.cpuUsPerRequest['base']} | base / example **${r.baseVsExample}** | metaops / base **${r.vsBase}** (${r.vsBaseRounds?.join(', ')}) | | | |`,
+        );
     }
   }
-  const out = { at: new Date().toISOString(), node: process.version, rounds: ROUNDS, seconds: SECONDS, rows };
+  const out = {
+    at: new Date().toISOString(),
+    node: process.version,
+    rounds: ROUNDS,
+    seconds: SECONDS,
+    ...(BASE_TREE ? { baseTree: BASE_TREE } : {}),
+    rows,
+  };
   writeFileSync(join(root, 'bench', 'example.json'), JSON.stringify(out, null, 2) + '\n');
 }
 

@@ -52,7 +52,8 @@ function stageOf({ functionName: f, url }: ProfileNode['callFrame']): string | u
   if (f === 'jsonDepthExceeds' || f === 'depthExceeds') return 'depth bound';
   if (f === 'parseJsonBody' || f === 'parseHookBody' || f === 'parseHookBodyInPieces' || f === 'parseJson')
     return 'JSON.parse';
-  if (f === 'withoutManagedFields') return 'managedFields cut (lib/json.ts)';
+  if (f === 'withoutManagedFields' || f === 'markedManagedFields' || f === 'parsedWithoutManagedFields')
+    return 'managedFields markers or cut (lib/json.ts)';
   if (url.includes('/pino') || url.includes('/sonic-boom') || f === 'logAnswered') return 'logging';
   if (url.includes('/prom-client/') || url.endsWith('/lib/instrument.js') || url.endsWith('/lib/metrics.js'))
     return 'metrics';

@@ -48,6 +48,45 @@ function sendTagged(this: FastifyReply, payload: string): FastifyReply {
   return this.type('application/json; charset=utf-8').send(payload);
 }
 
+/**
+ * The JSON of each child of a list measured by its answer budget (lib/operator.ts withinAnswerBudget, lib/budget.ts
+ * answerSizeProblem writes every child to count it), and the children it wrote, by list: the answer sent is made of
+ * these texts (answerText), not written again. perf: docs/performance.md: a PodSet answer's children were written
+ * twice a sync (to be counted, then by the response schema's serialiser).
+ */
+const written = new WeakMap<readonly unknown[], { children: readonly unknown[]; texts: readonly string[] }>();
+
+/** `texts`: JSON.stringify of each child of `children` (`null` where it writes nothing), just written. */
+export function childrenWritten(children: readonly unknown[], texts: readonly string[]): void {
+  if (texts.length === children.length) written.set(children, { children: [...children], texts });
+}
+
+/**
+ * A CompositeController's answer as the response schema's serialiser writes it (lib/metacontroller.ts
+ * CompositeSyncResponse: status, children, resyncAfterSeconds, finalized, in that order; nothing else), its children
+ * from the texts written when they were measured; undefined when they were not (or the list changed since), or the
+ * answer is not plainly of that shape: the serialiser writes it.
+ */
+export function answerText(result: Record<string, unknown>): string | undefined {
+  const { children, status, resyncAfterSeconds: resync, finalized } = result;
+  if (!Array.isArray(children) || status === undefined) return undefined;
+  const measured = written.get(children);
+  if (!measured || measured.texts.length !== children.length) return undefined;
+  for (let i = 0; i < children.length; i++) if (measured.children[i] !== children[i]) return undefined;
+  const statusText = JSON.stringify(status);
+  if (statusText === undefined) return undefined;
+  let text = `{"status":${statusText},"children":[${measured.texts.join(',')}]`;
+  if (resync !== undefined) {
+    if (typeof resync !== 'number' || !Number.isFinite(resync)) return undefined;
+    text += `,"resyncAfterSeconds":${JSON.stringify(resync)}`;
+  }
+  if (finalized !== undefined) {
+    if (typeof finalized !== 'boolean') return undefined;
+    text += `,"finalized":${finalized}`;
+  }
+  return `${text}}`;
+}
+
 /** An error that answers with its status (Fastify's error handler reads `statusCode`). */
 export class StatusError extends Error {
   constructor(

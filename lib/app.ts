@@ -28,6 +28,8 @@ import {
   MAX_JSON_DEPTH,
   nestingRefused,
   parseHookBodyInPieces,
+  parsedWithoutManagedFields,
+  SLOW,
   valueDepthExceeds,
   withoutManagedFields,
 } from './json.js';
@@ -179,8 +181,14 @@ function acceptJson(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     let text: string;
     try {
-      // The managedFields of every object the request carries are cut out of the text first: never read, as large
-      // as each object's writer makes them (lib/json.ts).
+      // The managedFields of every object the request carries are never parsed: never read, as large as each
+      // object's writer makes them (lib/json.ts). Replaced by a number and taken out after the parse when that says
+      // the same (perf: docs/performance.md), else cut out of the text first.
+      const parsed = parsedWithoutManagedFields(String(body));
+      if (parsed !== SLOW) {
+        done(null, parsed);
+        return;
+      }
       text = withoutManagedFields(String(body));
     } catch (err) {
       done(err instanceof Error ? err : new Error(String(err)), undefined);

@@ -6,7 +6,7 @@
 // (lib/operator.ts). The CRDs bound every field copied into children (lib/schemas.ts), so that the largest spec a CRD
 // accepts fits in its kind's budget (test/lib/budget.test.ts checks both, kind by kind).
 import { DEFAULT_BODY_LIMIT } from './config.js';
-import { asGoWritesIt, goJsonBytes, goJsonTextBytes } from './go-json.js';
+import { goJsonBytes, goJsonStringOfTextBytes, goJsonTextBytes } from './go-json.js';
 import type { ParentObject } from './metacontroller.js';
 
 /** The most an answer's children may weigh as JSON, unless an operator states less. */
@@ -105,7 +105,9 @@ export function lastAppliedProblem(
  */
 export function appliedTwiceBytes(value: unknown): number {
   const text = JSON.stringify(value) ?? '';
-  return goJsonTextBytes(text) + goJsonBytes(asGoWritesIt(text)) + LAST_APPLIED_KEY.length + 32;
+  const bytes = goJsonTextBytes(text);
+  // The annotation's bytes counted, not written (perf: lib/go-json.ts goJsonStringOfTextBytes).
+  return bytes + goJsonStringOfTextBytes(text, bytes) + LAST_APPLIED_KEY.length + 32;
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginCallbackTypebox } from '@fastify/type-provider-typebox';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { LazyCallContext, OVERLOADED, RETRY_AFTER_SECONDS, StatusError, withDeadline } from './answer.js';
+import { answerText, LazyCallContext, OVERLOADED, RETRY_AFTER_SECONDS, StatusError, withDeadline } from './answer.js';
 import { NoTurn, type BodyBudget, type Release } from './body-budget.js';
 import { guardRoute, type CallerGuard } from './guard.js';
 import type { CallContext, ClientEnvironment, HookDefinition, Services } from './hook.js';
@@ -211,7 +211,8 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
       const ctx = contextOf(request, name, subject);
       const answered = (result: Static<R>) => {
         logAnswered(request.log, ctx);
-        return reply.sendTagged(reply.getSerializationFunction('200')!(result));
+        // Written from the children's texts measured by the answer budget when they were (lib/answer.ts answerText).
+        return reply.sendTagged(answerText(result) ?? reply.getSerializationFunction('200')!(result));
       };
       const answer = answering.answer(body, ctx);
       if (answer instanceof Promise) {

@@ -15,6 +15,7 @@ import {
   statusBudgetProblem,
   type AnswerBudget,
 } from './budget.js';
+import { childrenWritten } from './answer.js';
 import { isHookFailure, RETRY_SECONDS, TemporaryError, type HookFailure } from './errors.js';
 import { NO_EVENTS, withEvents, type ConditionEventRules, type EventSpec } from './events.js';
 import {
@@ -664,7 +665,11 @@ function withinAnswerBudget(
   // A child whose annotations, with Metacontroller's last-applied copy of it, the API server refuses: nothing that
   // depends on it is made, the status says which (lib/budget.ts lastAppliedProblem).
   const copy = lastAppliedProblem(response.children, bytes, texts);
-  if (!copy) return response;
+  if (!copy) {
+    // The children's JSON is sent as written here (lib/answer.ts answerText).
+    if (texts) childrenWritten(response.children, texts);
+    return response;
+  }
   ctx.log.warn({ reason: 'ChildTooLarge' }, copy);
   return keep(held(request, response, now, 'ChildTooLarge', copy));
 }
