@@ -108,10 +108,23 @@ console.log(
 const started = Date.now();
 // Stryker's tap runner does not read .taprc: its timeout per test file (900 s) is given as tap's environment setting,
 // else a file of megabyte texts (lib/json.ts's) passes tap's 30 s default on a loaded machine and the initial run fails.
-const run = spawnSync('npx', ['stryker', 'run', join(dir, 'stryker.config.json')], {
-  stdio: 'inherit',
-  env: { ...process.env, TAP_TIMEOUT: process.env['TAP_TIMEOUT'] ?? '900' },
-});
+// MUTATION_INCREMENTAL=<report>: Stryker's --incremental against a previous run's report (this script's JSON report,
+// printed below, or Stryker's own incremental file): mutants of unchanged code whose covering tests are unchanged keep
+// their result; the rest run. The report is rewritten with this run's results.
+const incremental = process.env['MUTATION_INCREMENTAL'];
+const run = spawnSync(
+  'npx',
+  [
+    'stryker',
+    'run',
+    join(dir, 'stryker.config.json'),
+    ...(incremental ? ['--incremental', '--incrementalFile', incremental] : []),
+  ],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, TAP_TIMEOUT: process.env['TAP_TIMEOUT'] ?? '900' },
+  },
+);
 if (run.status !== 0) {
   console.log('mutation: Stryker failed');
   console.log('mutation: 0 passed, 1 failed');
@@ -134,6 +147,6 @@ for (const file of modules) {
     `mutation: ${file}: ${score.toFixed(1)}% of ${valid} mutants${whole.length > 0 ? '' : ' on the changed lines'} (target ${MODULES[file]!.target}%): ${ok ? 'ok' : 'BELOW TARGET'}`,
   );
 }
-console.log(`mutation: ${Math.round((Date.now() - started) / 1000)} s`);
+console.log(`mutation: ${Math.round((Date.now() - started) / 1000)} s, report ${report}`);
 console.log(`mutation: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
