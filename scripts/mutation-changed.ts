@@ -97,7 +97,8 @@ const report = join(dir, 'mutation.json');
 Object.assign(config, {
   mutate,
   tap: { ...config['tap'], testFiles: [...tests].sort() },
-  reporters: ['clear-text', 'json'],
+  // progress-append-only: a line of mutants tested so far every 10 s in the log (a long run is not silent to its end).
+  reporters: ['clear-text', 'json', 'progress-append-only'],
   jsonReporter: { fileName: report },
   thresholds: { high: 85, low: 70, break: null },
 });
