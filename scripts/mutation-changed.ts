@@ -102,6 +102,8 @@ Object.assign(config, {
   jsonReporter: { fileName: report },
   thresholds: { high: 85, low: 70, break: null },
 });
+// MUTATION_CONCURRENCY: fewer test runners than the configuration's 2 on a machine others load.
+if (process.env['MUTATION_CONCURRENCY']) config['concurrency'] = Number(process.env['MUTATION_CONCURRENCY']);
 writeFileSync(join(dir, 'stryker.config.json'), JSON.stringify(config, null, 2));
 console.log(
   `mutation: ${modules.join(', ')} (${whole.length > 0 ? 'whole modules' : `lines changed since ${base}`}), tests: ${[...tests].join(', ')}`,
