@@ -5,6 +5,7 @@
 //   npx tsx scripts/mutation-changed.ts [base]     base: MUTATION_BASE, else HEAD~1
 //   npx tsx scripts/mutation-changed.ts --list [base]   only print the line ranges that would be mutated
 //   npx tsx scripts/mutation-changed.ts hooks/s3/policy.ts ...   whole modules (npm run test:mutation:module -- <file>)
+//   npx tsx scripts/mutation-changed.ts <base> hooks/s3/policy.ts ...   only those modules' lines changed since base
 //
 // Prints `mutation: N passed, N failed` (one per module mutated) and exits 1 when a module misses its target;
 // prints `mutation: no decision code changed since <base>` and exits 0 when there is nothing to mutate.
@@ -54,11 +55,14 @@ async function changedRanges(base: string, file: string): Promise<Array<[number,
 
 const args = process.argv.slice(2).filter((a) => a !== '--list');
 const listOnly = process.argv.includes('--list');
-const whole = args.filter((a) => Object.hasOwn(MODULES, a));
+const named = args.filter((a) => Object.hasOwn(MODULES, a));
 for (const a of args)
-  if (a.endsWith('.ts') && !whole.includes(a))
+  if (a.endsWith('.ts') && !named.includes(a))
     throw new Error(`${a} is not one of the modules in scripts/mutation-changed.ts`);
-const base = args.find((a) => !a.endsWith('.ts')) ?? process.env['MUTATION_BASE'] ?? 'HEAD~1';
+const given = args.find((a) => !a.endsWith('.ts'));
+const base = given ?? process.env['MUTATION_BASE'] ?? 'HEAD~1';
+// Modules named without a base are mutated whole; with a base, only their lines changed since it.
+const whole = given === undefined ? named : [];
 if (whole.length === 0) {
   try {
     git('rev-parse', '--verify', '--quiet', `${base}^{commit}`);
@@ -72,7 +76,7 @@ const mutate: string[] = [];
 const tests = new Set<string>();
 const modules: string[] = [];
 for (const [file, m] of Object.entries(MODULES)) {
-  if (whole.length > 0 && !whole.includes(file)) continue;
+  if (named.length > 0 && !named.includes(file)) continue;
   const ranges = whole.length > 0 ? [] : await changedRanges(base, file);
   if (whole.length === 0 && ranges.length === 0) continue;
   modules.push(file);
