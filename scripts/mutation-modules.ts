@@ -94,6 +94,8 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/members-made-before-the-pod-spec-record-crash-looping-told-to-delete-by-hand.test.ts',
   // plan/respec.ts's functions called directly (under a second): what a pod that cannot start is, read by type.
   'test/etcdcluster/member-pod-that-cannot-start-read-as-its-statuses-say.test.ts',
+  // A failed upgrade's hold read back from the member pods once the status is lost (plan/upgrade-hold.ts upgradeFailure).
+  'test/etcdcluster/upgrade-failed-hold-survives-status-loss.test.ts',
   // plan/upgrade-hold.ts respecPending called directly: the upgrade waits only where respec makes the member again.
   'test/etcdcluster/upgrade-waits-for-respec-only-where-respec-makes-the-member-again.test.ts',
 ];
