@@ -5,6 +5,7 @@
 //   npx tsx scripts/mutation-changed.ts [base]     base: MUTATION_BASE, else HEAD~1
 //   npx tsx scripts/mutation-changed.ts --list [base]   only print the line ranges that would be mutated
 //   npx tsx scripts/mutation-changed.ts hooks/s3/policy.ts ...   whole modules (npm run test:mutation:module -- <file>)
+//   npx tsx scripts/mutation-changed.ts <base> hooks/s3/policy.ts ...   only those modules' lines changed since base
 //
 // Prints `mutation: N passed, N failed` (one per module mutated) and exits 1 when a module misses its target;
 // prints `mutation: no decision code changed since <base>` and exits 0 when there is nothing to mutate.
@@ -54,11 +55,14 @@ async function changedRanges(base: string, file: string): Promise<Array<[number,
 
 const args = process.argv.slice(2).filter((a) => a !== '--list');
 const listOnly = process.argv.includes('--list');
-const whole = args.filter((a) => Object.hasOwn(MODULES, a));
+const named = args.filter((a) => Object.hasOwn(MODULES, a));
 for (const a of args)
-  if (a.endsWith('.ts') && !whole.includes(a))
+  if (a.endsWith('.ts') && !named.includes(a))
     throw new Error(`${a} is not one of the modules in scripts/mutation-changed.ts`);
-const base = args.find((a) => !a.endsWith('.ts')) ?? process.env['MUTATION_BASE'] ?? 'HEAD~1';
+const given = args.find((a) => !a.endsWith('.ts'));
+const base = given ?? process.env['MUTATION_BASE'] ?? 'HEAD~1';
+// Modules named without a base are mutated whole; with a base, only their lines changed since it.
+const whole = given === undefined ? named : [];
 if (whole.length === 0) {
   try {
     git('rev-parse', '--verify', '--quiet', `${base}^{commit}`);
@@ -72,7 +76,7 @@ const mutate: string[] = [];
 const tests = new Set<string>();
 const modules: string[] = [];
 for (const [file, m] of Object.entries(MODULES)) {
-  if (whole.length > 0 && !whole.includes(file)) continue;
+  if (named.length > 0 && !named.includes(file)) continue;
   const ranges = whole.length > 0 ? [] : await changedRanges(base, file);
   if (whole.length === 0 && ranges.length === 0) continue;
   modules.push(file);
@@ -97,10 +101,13 @@ const report = join(dir, 'mutation.json');
 Object.assign(config, {
   mutate,
   tap: { ...config['tap'], testFiles: [...tests].sort() },
-  reporters: ['clear-text', 'json'],
+  // progress-append-only: a line of mutants tested so far every 10 s in the log (a long run is not silent to its end).
+  reporters: ['clear-text', 'json', 'progress-append-only'],
   jsonReporter: { fileName: report },
   thresholds: { high: 85, low: 70, break: null },
 });
+// MUTATION_CONCURRENCY: fewer test runners than the configuration's 2 on a machine others load.
+if (process.env['MUTATION_CONCURRENCY']) config['concurrency'] = Number(process.env['MUTATION_CONCURRENCY']);
 writeFileSync(join(dir, 'stryker.config.json'), JSON.stringify(config, null, 2));
 console.log(
   `mutation: ${modules.join(', ')} (${whole.length > 0 ? 'whole modules' : `lines changed since ${base}`}), tests: ${[...tests].join(', ')}`,
@@ -108,10 +115,23 @@ console.log(
 const started = Date.now();
 // Stryker's tap runner does not read .taprc: its timeout per test file (900 s) is given as tap's environment setting,
 // else a file of megabyte texts (lib/json.ts's) passes tap's 30 s default on a loaded machine and the initial run fails.
-const run = spawnSync('npx', ['stryker', 'run', join(dir, 'stryker.config.json')], {
-  stdio: 'inherit',
-  env: { ...process.env, TAP_TIMEOUT: process.env['TAP_TIMEOUT'] ?? '900' },
-});
+// MUTATION_INCREMENTAL=<report>: Stryker's --incremental against a previous run's report (this script's JSON report,
+// printed below, or Stryker's own incremental file): mutants of unchanged code whose covering tests are unchanged keep
+// their result; the rest run. The report is rewritten with this run's results.
+const incremental = process.env['MUTATION_INCREMENTAL'];
+const run = spawnSync(
+  'npx',
+  [
+    'stryker',
+    'run',
+    join(dir, 'stryker.config.json'),
+    ...(incremental ? ['--incremental', '--incrementalFile', incremental] : []),
+  ],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, TAP_TIMEOUT: process.env['TAP_TIMEOUT'] ?? '900' },
+  },
+);
 if (run.status !== 0) {
   console.log('mutation: Stryker failed');
   console.log('mutation: 0 passed, 1 failed');
@@ -134,6 +154,6 @@ for (const file of modules) {
     `mutation: ${file}: ${score.toFixed(1)}% of ${valid} mutants${whole.length > 0 ? '' : ' on the changed lines'} (target ${MODULES[file]!.target}%): ${ok ? 'ok' : 'BELOW TARGET'}`,
   );
 }
-console.log(`mutation: ${Math.round((Date.now() - started) / 1000)} s`);
+console.log(`mutation: ${Math.round((Date.now() - started) / 1000)} s, report ${report}`);
 console.log(`mutation: ${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

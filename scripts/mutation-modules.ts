@@ -96,6 +96,10 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/member-pod-that-cannot-start-read-as-its-statuses-say.test.ts',
   // A CORRUPT alarm: its members count for quorum, said DataCorrupt naming its member (plan/answered.ts, members.ts).
   'test/etcdcluster/cluster-under-corrupt-alarm-said-data-corrupt.test.ts',
+  // A failed upgrade's hold read back from the member pods once the status is lost (plan/upgrade-hold.ts upgradeFailure).
+  'test/etcdcluster/upgrade-failed-hold-survives-status-loss.test.ts',
+  // plan/upgrade-hold.ts respecPending called directly: the upgrade waits only where respec makes the member again.
+  'test/etcdcluster/upgrade-waits-for-respec-only-where-respec-makes-the-member-again.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
@@ -252,6 +256,16 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcommon/member-answer-not-http-refused-as-invalid.test.ts',
       // etcd's Maintenance Alarm API: alarms read by type, a disarm naming member and kind.
       'test/etcdcommon/client-alarms-listed-and-disarmed.test.ts',
+    ],
+    target: 85,
+  },
+  // Alarms kept under a member ID that is no member (a restored snapshot's) disarmed; a member's own alarm stays.
+  'hooks/etcdcluster/alarms.ts': {
+    tests: [
+      // Its functions called directly against a stub client (under a second): who is asked, what is disarmed, the
+      // failures told, the health asked again and replaced only by the same member's answer, the event's words.
+      'test/etcdcluster/alarms-of-ids-no-member-has-disarmed-through-the-members-that-answer.test.ts',
+      'test/etcdcluster/alarm-of-no-member-disarmed.test.ts',
     ],
     target: 85,
   },

@@ -175,3 +175,23 @@ t.test(
     );
   },
 );
+
+// A member pod that is only being made (its image pulled, its container created) can start: a spec.pod changed
+// meanwhile reaches it in no new start, whether or not its etcd ran (the cannot-start rule needs both).
+t.test('bootstrap members still being created are kept when spec.pod changes', async (t) => {
+  const loop = new Loop({ size: 3, pod: { resources: { limits: { memory: '256Mi' } } } }, new FakeEtcd());
+  for (let k = 0; k < 6 && loop.pods().length === 0; k++) await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'the bootstrap starts');
+  const creating = {
+    phase: 'Pending',
+    containerStatuses: [{ name: 'etcd', restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }],
+  };
+  for (const p of loop.pods()) loop.podStatus.set(p, creating);
+  await loop.step();
+  const made = JSON.stringify(loop.children.filter((c) => c.kind === 'Pod'));
+  loop.spec = { ...loop.spec, pod: { resources: { limits: { memory: '2Gi' } } } };
+  for (let i = 0; i < 3; i++) await loop.step();
+  t.same(loop.pods(), ['e-0', 'e-1', 'e-2'], 'no new start');
+  t.equal(JSON.stringify(loop.children.filter((c) => c.kind === 'Pod')), made, 'the pods as they were made');
+  t.not((loop.s().conditions as any[]).find((c) => c.type === 'Scaling')?.reason, 'RestartingBootstrap');
+});

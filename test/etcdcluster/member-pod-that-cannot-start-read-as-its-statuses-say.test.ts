@@ -13,11 +13,14 @@ import t from 'tap';
 import { POD_SPEC, podSpecFingerprint } from '../../hooks/etcdcluster/members.js';
 import {
   CANNOT_START,
+  FAILED_START_MS,
+  FAILED_STARTS,
   cannotStart,
   etcdNeverRan,
   madeFromOtherSpec,
   remadeForSpec,
   restoreReplacing,
+  shortCrashLoop,
 } from '../../hooks/etcdcluster/plan/respec.js';
 import { etcdParent, etcdSpec } from '../fixtures/etcd.js';
 
@@ -223,4 +226,110 @@ t.test('the pods made again are those that cannot start, were made from another 
     remadeForSpec([], spec, () => true),
     [],
   );
+});
+
+/** etcd's status in a crash loop after `restarts` starts, its last run `ms` long (none: not known). */
+function looping(restarts: unknown, ms?: number, terminated?: Record<string, unknown>) {
+  const start = Date.parse('2026-11-29T10:00:00Z');
+  const last =
+    terminated ??
+    (ms === undefined
+      ? undefined
+      : { startedAt: new Date(start).toISOString(), finishedAt: new Date(start + ms).toISOString() });
+  return {
+    name: 'etcd',
+    restartCount: restarts,
+    state: { waiting: { reason: 'CrashLoopBackOff' } },
+    ...(last ? { lastState: { terminated: last } } : {}),
+  };
+}
+
+t.test('a crash loop cannot start only after FAILED_STARTS failed starts in the pod, the last one short', async (t) => {
+  t.equal(FAILED_STARTS, 3);
+  t.equal(FAILED_START_MS, 60_000);
+  const cs = (s: unknown) => cannotStart(pod({ containerStatuses: [s] }));
+  t.equal(cs(looping(1)), false, 'killed once: the kubelet restarts it in place');
+  t.equal(cs(looping(2)), false, 'two starts');
+  t.equal(cs(looping(3)), true, 'three starts, the last run not known');
+  t.equal(cs(looping('3')), false, 'a count as text is no count');
+  t.equal(cs(looping(undefined)), false, 'no count');
+  t.equal(cs(looping(3, 5_000)), true, 'the last run 5 s');
+  t.equal(cs(looping(3, 59_999)), true, 'the last run just under a minute');
+  t.equal(cs(looping(3, 60_000)), false, 'the last run a minute: it served, then was killed');
+  t.equal(cs(looping(3, 600_000)), false, 'the last run ten minutes');
+  const at = '2026-11-29T10:10:00Z';
+  t.equal(cs(looping(3, undefined, { startedAt: 0, finishedAt: at })), true, 'a start that is no text: not known');
+  // A number is no time of the API, though Date.parse reads 2026 as a year: the run is not known, not 26 years long.
+  const long = { startedAt: '2000-01-01T00:00:00Z', finishedAt: 2026 };
+  t.equal(cs(looping(3, undefined, long)), true, 'an end that is no text: not known');
+  t.equal(cs(looping(3, undefined, { startedAt: 'soon', finishedAt: at })), true, 'a start that is no time');
+  t.equal(cs(looping(3, undefined, {})), true, 'an exit without times');
+  t.equal(cs({ ...looping(3), lastState: null }), true, 'a null last state');
+  t.equal(cs({ ...looping(0), state: { waiting: { reason: 'ImagePullBackOff' } } }), true, 'an image error at once');
+});
+
+t.test("an init step's crash loop counts only while the pod's etcd never ran", async (t) => {
+  const init = { initContainerStatuses: [waiting('check-dns', 'CrashLoopBackOff')] };
+  t.equal(
+    cannotStart(pod({ ...init, containerStatuses: [{ name: 'etcd', restartCount: 0, state: {} }] })),
+    true,
+    'etcd never ran',
+  );
+  t.equal(
+    cannotStart(
+      pod({
+        ...init,
+        containerStatuses: [{ name: 'etcd', restartCount: 4, lastState: { terminated: { exitCode: 0 } }, state: {} }],
+      }),
+    ),
+    false,
+    'etcd ran in the pod: the node fails it now (a DNS not back after a reboot)',
+  );
+  t.equal(
+    cannotStart(
+      pod({
+        initContainerStatuses: [waiting('check-dns', 'ImagePullBackOff')],
+        containerStatuses: [{ name: 'etcd', restartCount: 4, lastState: { terminated: { exitCode: 0 } }, state: {} }],
+      }),
+    ),
+    true,
+    'an image an init step cannot pull counts whatever ran before',
+  );
+});
+
+t.test('a pod whose etcd runs can start, whatever an init step beside it waits for', async (t) => {
+  // A sidecar run as an init step (restartPolicy Always) keeps being restarted beside etcd; its image pulled again.
+  const sidecar = {
+    initContainerStatuses: [waiting('mesh-proxy', 'ImagePullBackOff')],
+    containerStatuses: [{ name: 'etcd', restartCount: 0, state: { running: { startedAt: 'x' } } }],
+  };
+  t.equal(cannotStart(pod({ ...sidecar, phase: 'Running' })), false, 'etcd runs, not Ready yet');
+});
+
+t.test('a short crash loop is read from the etcd container alone, by type', async (t) => {
+  const scl = (statuses: unknown[], extra: Record<string, unknown> = {}) =>
+    shortCrashLoop(pod({ containerStatuses: statuses, ...extra }));
+  t.equal(scl([looping(1)]), true, 'one failed start, the last run not known: it may be');
+  t.equal(scl([looping(1, 10_000)]), true, 'a short run');
+  t.equal(scl([looping(1, 59_999)]), true, 'just under a minute');
+  t.equal(scl([looping(5, 60_000)]), false, 'a run of a minute: it served');
+  t.equal(
+    scl([looping(1, undefined, { startedAt: 0, finishedAt: '2026-11-29T10:10:00Z' })]),
+    true,
+    'times read by type',
+  );
+  t.equal(
+    scl([looping(1, undefined, { startedAt: '2000-01-01T00:00:00Z', finishedAt: 2026 })]),
+    true,
+    'an end no text',
+  );
+  t.equal(scl([{ ...looping(1), name: 'proxy' }]), false, "a sidecar's crash loop");
+  t.equal(scl([null, { ...looping(1), name: 'proxy' }, looping(1)]), true, 'etcd found past a null and a sidecar');
+  t.equal(scl([{ ...looping(1), state: { waiting: { reason: 'ImagePullBackOff' } } }]), false, 'no crash loop');
+  t.equal(scl([{ name: 'etcd', state: { running: { startedAt: 'x' } } }]), false, 'etcd runs');
+  t.equal(scl([{ name: 'etcd', state: null }]), false, 'no state');
+  t.equal(scl([{ name: 'etcd' }]), false, 'no state at all');
+  t.equal(scl([]), false, 'no status');
+  t.equal(scl([looping(1)], { phase: 'Failed' }), false, "a finished pod: the crash rules'");
+  t.equal(scl([looping(1)], { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] }), false, 'Ready');
 });

@@ -13,6 +13,7 @@ import t from 'tap';
 import type { EventSpec } from '../../lib/events.js';
 import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import {
+  complementKeptAtDeletion,
   finalizeKeepingPolicy,
   keepingCondition,
   outlivedNote,
@@ -179,4 +180,81 @@ t.test('a finalize that keeps the policy: asked again within 5 s, the rest of th
     },
   ]);
   t.same(finalize(at(120), undefined).events, [], 'pods not listed: none to name, no Warning');
+});
+
+/** A complement policy of web-podset (`<name>-egress-<i>`), as stored (with what the API server adds). */
+const complement = (i: number, labels?: Record<string, string>): KubeObject =>
+  ({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: `web-podset-egress-${i}`,
+      namespace: 'team-a',
+      uid: `uid-egress-${i}`,
+      resourceVersion: '7',
+      ...(labels ? { labels } : {}),
+    },
+    spec: { podSelector: { matchLabels: { app: 'web', tier: String(i) } }, policyTypes: ['Egress'] },
+  }) as KubeObject;
+
+/** The complement as the finalize answers it: its name, namespace, labels and spec, nothing the server added. */
+const asAnswered = (o: KubeObject): KubeObject =>
+  ({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: {
+      name: o.metadata.name,
+      namespace: 'team-a',
+      ...(o.metadata.labels ? { labels: o.metadata.labels } : {}),
+    },
+    spec: o['spec'],
+  }) as KubeObject;
+
+t.test('the complement policies kept: those observed, as stored, on the terms of the policy', async (t) => {
+  const observed = [POLICY, complement(0, { 'app.kubernetes.io/managed-by': 'metaops' }), complement(2)];
+  const kept = (p: ParentObject, waiting: KubeObject[] | undefined, now: Date, children = observed) =>
+    complementKeptAtDeletion(request(p, children), { name: 'web-podset', waiting }, now);
+  const both = [asAnswered(observed[1]!), asAnswered(observed[2]!)];
+  t.same(kept(parent(), pods(1), at(10)), both, 'every one observed, in order, as stored');
+  t.same(kept(parent(), undefined, at(10)), both, 'pods not listed: kept within the bound');
+  t.same(kept(parent(), [], at(10)), [], 'no pod waits');
+  t.same(kept(parent(), pods(1), at(120)), [], 'past the bound');
+  t.same(kept(alive(), pods(1), at(10)), [], 'a parent not deleted');
+  t.same(kept(parent(), pods(1), at(10), [POLICY]), [], 'none observed');
+});
+
+t.test('a finalize keeps the complement policies beside the policy, and alone, and says each name', async (t) => {
+  const finalize = (children: KubeObject[], now: Date, waiting: KubeObject[] | undefined = pods(1)) => {
+    const events: EventSpec[] = [];
+    const res = finalizeKeepingPolicy(
+      request(parent(), children),
+      { name: 'web-podset', kind: 'PodSet', waiting, answer: answered },
+      now,
+      (e) => events.push(e),
+    );
+    return { res, events };
+  };
+  const message = (res: any) => res.status.conditions.find((c: any) => c.type === 'Finalized').message as string;
+  const both = finalize([POLICY, complement(1)], at(10));
+  t.same(both.res.children, [{ metadata: { name: 'web-podset' } }, asAnswered(complement(1))]);
+  t.equal(both.res.finalized, false);
+  t.match(message(both.res), /^NetworkPolicy web-podset, web-podset-egress-1 is kept while/, 'both named');
+  const alone = finalize([complement(0), complement(3)], at(10));
+  t.same(alone.res.children, [asAnswered(complement(0)), asAnswered(complement(3))], 'the complement alone kept');
+  t.equal(alone.res.finalized, false);
+  t.match(message(alone.res), /^NetworkPolicy web-podset-egress-0, web-podset-egress-3 is kept while/);
+  t.equal(alone.res.resyncAfterSeconds, 5);
+  // Released past the bound with pods left: said, whether the policy or only a complement of it was observed.
+  const past = finalize([complement(2)], at(120));
+  t.same(past.res, { status: {}, children: [], finalized: true }, 'released, the status as it was (none)');
+  t.same(past.events, [
+    {
+      type: 'Warning',
+      reason: 'NetworkPolicyReleased',
+      action: 'Finalize',
+      note: outlivedNote({ policy: 'web-podset', kind: 'PodSet', pods: pods(1) }),
+    },
+  ]);
+  t.same(finalize([], at(120)).events, [], 'no policy of its own observed: nothing released, nothing said');
+  t.same(finalize([complement(2)], at(10), []).events, [], 'no pod left: released, nothing said');
 });

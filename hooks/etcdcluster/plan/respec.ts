@@ -70,6 +70,7 @@ function failsToStart(s: Status, etcdRan: boolean): boolean {
   if (typeof reason !== 'string' || !CANNOT_START.has(reason)) return false;
   if (reason !== 'CrashLoopBackOff') return true;
   if (etcdRan) return false;
+  // Stryker disable next-line OptionalChaining: a status with a waiting reason (above) is no null
   const restarts = s?.restartCount;
   if (typeof restarts !== 'number' || restarts < FAILED_STARTS) return false;
   const ran = lastRunMs(s);

@@ -238,7 +238,11 @@ function upgradeFailure(
  * from another spec.pod than the spec's, its etcd in a crash loop of short runs (shortCrashLoop). Without storage a
  * member that started is never made again (its data lives in its pod): no.
  */
-function respecPending(parent: ParentObject, spec: EtcdClusterSpec, obs: Observation): (pod: KubeObject) => boolean {
+export function respecPending(
+  parent: ParentObject,
+  spec: EtcdClusterSpec,
+  obs: Observation,
+): (pod: KubeObject) => boolean {
   if (!spec.pod?.persistentVolumeClaimSpec || restoreReplacing(parent)) return () => false;
   const claimThere = (name: string) =>
     obs.claims === undefined || (obs.claims.includes(name) && !obs.terminatingClaims?.includes(name));
