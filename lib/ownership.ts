@@ -638,8 +638,8 @@ function sides(request: CompositeSyncRequest, taken: readonly TakenName[], optio
 /** The parent made after `before`: it yields when it never served (HeldOptions.served), else it keeps what it has. */
 /**
  * What a later parent that never releases a child (`served`: why) says beside the firsts it is held for: holding
- * something of one of them, neither can carry on; holding nothing of any, the firsts carry on and it makes nothing
- * while the names are wanted there (never "neither": a user told so may delete the first, which serves).
+ * something of one of them, neither can carry on; holding nothing of any, the firsts carry on and it takes none of
+ * those names while they are wanted there (it may make its others: a PodSet's pods whose names are free) (never "neither": a user told so may delete the first, which serves).
  */
 function keepsNote(
   request: CompositeSyncRequest,
@@ -656,8 +656,8 @@ function keepsNote(
         `because ${served}, so neither can carry on: delete or rename one of the two (the one made later is ` +
         `this ${what})`
     : `${first}, made before this ${what}, wants names this ${what} wants, and this ${what} holds none of them: ` +
-        `${before.length === 1 ? 'it carries' : 'they carry'} on, and this ${what} makes nothing while the names ` +
-        `are wanted there. To run both, rename this ${what}`;
+        `${before.length === 1 ? 'it carries' : 'they carry'} on, and this ${what} takes none of those names while ` +
+        `they are wanted there. To run both, rename this ${what}`;
 }
 
 function laterSide(

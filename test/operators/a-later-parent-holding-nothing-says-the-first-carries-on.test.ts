@@ -65,7 +65,7 @@ t.test('a Memcached made later that holds nothing does not say the one made firs
   t.notMatch(message, /neither can carry on/, 'the later one does not say that neither can carry on');
   t.match(
     message,
-    /Memcached a-memcached \(uid [^)]+\), made before this Memcached, wants names this Memcached wants, and this Memcached holds none of them: it carries on, and this Memcached makes nothing while the names are wanted there\. To run both, rename this Memcached/,
+    /Memcached a-memcached \(uid [^)]+\), made before this Memcached, wants names this Memcached wants, and this Memcached holds none of them: it carries on, and this Memcached takes none of those names while they are wanted there\. To run both, rename this Memcached/,
     'it says the first carries on and what to do',
   );
   t.notMatch(message, /keeps what it holds/, 'nor that it keeps something: it holds nothing');
