@@ -577,6 +577,9 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   /** Child names another owner holds: what a parent never takes or serves. */
   'lib/ownership.ts': {
     tests: [
+      // What a later parent says beside a first it holds nothing of (keepsNote).
+      'test/operators/a-later-parent-holding-nothing-says-the-first-carries-on.test.ts',
+      'test/podset/a-later-podset-held-on-some-pods-does-not-say-it-makes-nothing.test.ts',
       'test/operators/collisions.test.ts',
       'test/operators/field-cases.test.ts',
       'test/lib/ownership-held-records.test.ts',
