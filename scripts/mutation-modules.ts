@@ -516,6 +516,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podset/rollout-pod-proves-template-by-staying-ready.test.ts',
       // Its pods' NetworkPolicy and NetworkPolicyCreated (policyConditions, kept).
       'test/podset/pods-network-policy.test.ts',
+      // complementPolicies called directly: made as the setting and the namespace's governance say.
+      'test/operators/complement-egress-policies-of-podset-and-memcached-made-as-the-setting-and-governance-say.test.ts',
       // Where the namespace's egress policies select some of its pods: the complement policies answered, kept and said,
       // the doubt said, admins' and orphaned policies of such names (complementPolicies, kept, policyConditions).
       'test/lib/egress-policies-select-the-pods-no-namespace-egress-policy-selects.test.ts',
@@ -553,6 +555,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/peer-service-kept-by-a-memcached-from-before-the-suffix.test.ts',
       // Its pods' NetworkPolicy and NetworkPolicyCreated (policyCondition, kept).
       'test/memcached/pods-network-policy.test.ts',
+      // complementPolicies called directly: made as the setting and the namespace's governance say.
+      'test/operators/complement-egress-policies-of-podset-and-memcached-made-as-the-setting-and-governance-say.test.ts',
       // Where the namespace's egress policies select some of its pods: the complement policies answered, kept and said,
       // the doubt said, admins' and orphaned policies of such names (complementPolicies, kept, policyCondition).
       'test/lib/egress-policies-select-the-pods-no-namespace-egress-policy-selects.test.ts',
