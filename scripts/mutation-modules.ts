@@ -530,6 +530,15 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podset/rollout-pod-proves-template-by-staying-ready.test.ts',
       // Its pods' NetworkPolicy and NetworkPolicyCreated (policyConditions, kept).
       'test/podset/pods-network-policy.test.ts',
+      // complementPolicies called directly: made as the setting and the namespace's governance say.
+      'test/operators/complement-egress-policies-of-podset-and-memcached-made-as-the-setting-and-governance-say.test.ts',
+      // Where the namespace's egress policies select some of its pods: the complement policies answered, kept and said,
+      // the doubt said, admins' and orphaned policies of such names (complementPolicies, kept, policyConditions).
+      'test/lib/egress-policies-select-the-pods-no-namespace-egress-policy-selects.test.ts',
+      'test/lib/egress-complement-policy-names-of-the-namespace-are-not-metaops-own.test.ts',
+      'test/operators/namespace-network-policies-are-never-widened.test.ts',
+      'test/operators/pods-no-namespace-egress-policy-selects-keep-the-metadata-service-out.test.ts',
+      'test/operators/orphaned-metaops-policies-do-not-count-as-the-namespaces.test.ts',
     ],
     target: 70,
   },
@@ -563,6 +572,14 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcluster/peer-service-kept-by-a-memcached-from-before-the-suffix.test.ts',
       // Its pods' NetworkPolicy and NetworkPolicyCreated (policyCondition, kept).
       'test/memcached/pods-network-policy.test.ts',
+      // complementPolicies called directly: made as the setting and the namespace's governance say.
+      'test/operators/complement-egress-policies-of-podset-and-memcached-made-as-the-setting-and-governance-say.test.ts',
+      // Where the namespace's egress policies select some of its pods: the complement policies answered, kept and said,
+      // the doubt said, admins' and orphaned policies of such names (complementPolicies, kept, policyCondition).
+      'test/lib/egress-policies-select-the-pods-no-namespace-egress-policy-selects.test.ts',
+      'test/lib/egress-complement-policy-names-of-the-namespace-are-not-metaops-own.test.ts',
+      'test/operators/namespace-network-policies-are-never-widened.test.ts',
+      'test/operators/orphaned-metaops-policies-do-not-count-as-the-namespaces.test.ts',
       // Too many pods to list: judged on its pod template; its request bound counts the namespace's policies.
       'test/memcached/too-large-to-list-pods-judged-on-its-pod-template.test.ts',
       // Held, a spec change the kept Deployment is never given says the hold, not Complete (withheld).

@@ -246,3 +246,32 @@ t.test("a Memcached whose pods a namespace policy selects in part gets the other
   const sets = [deployment.spec.template.metadata.labels, observed.spec.template.metadata.labels];
   exact(t, sets, ours, [admin('old-pods', ns, { matchLabels: { tier: 'old' } })]);
 });
+
+t.test(
+  'a Memcached whose pods run beside a namespace egress policy says which of its policies select the others',
+  async (t) => {
+    const base = request('memcached', { size: 1, image: 'memcached:1.6' });
+    const ns = base.parent.metadata.namespace!;
+    const name = base.parent.metadata.name!;
+    const related = objectMap([admin('old-pods', ns, { matchLabels: { tier: 'old' } })], 'v1', [NP]);
+    const first: any = memcachedSync({ ...base, related }, FIXED_NOW);
+    const observed = structuredClone(first.children.find((c: any) => c.kind === 'Deployment'));
+    observed.spec.template.metadata.labels.tier = 'old';
+    observed.status = { replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1 };
+    const res: any = memcachedSync({ ...base, children: objectMap([observed]), related }, FIXED_NOW);
+    const complement = (res.children as any[]).filter((c) => c.kind === 'NetworkPolicy');
+    const settled: any = memcachedSync({ ...base, children: objectMap([observed, ...complement]), related }, FIXED_NOW);
+    const created = (settled.status.conditions as any[]).find((c) => c.type === 'NetworkPolicyCreated');
+    t.match(created, { status: 'True', reason: 'NamespaceGovernsEgress' });
+    t.match(created.message, `select(s) some of these pods for egress: no NetworkPolicy ${name}-memcached is made`);
+    t.match(created.message, `selected by NetworkPolicy ${name}-memcached-egress-0, which keep(s) them`);
+    const off: any = memcachedSync({ ...base, children: objectMap([observed]), related }, FIXED_NOW, {
+      workloadNetworkPolicy: false,
+    });
+    t.same(
+      (off.children as any[]).filter((c) => c.kind === 'NetworkPolicy'),
+      [],
+      'the setting off: no policy of its own, no complement',
+    );
+  },
+);
