@@ -8,8 +8,7 @@
 // tries in 9 s with 150 pods, 2 of 3 with 600 (an attack of 2026-11-29, on the loaded 2-core machine); now the next
 // turn of the budget goes to the namespace whose last turn is the oldest, so B waits for A's sync in hand at most.
 import t from 'tap';
-import { otherTenantPosts } from '../fixtures/other-tenant.js';
-import { aLargeWorkers, budgetServer, podSetSync, post } from '../fixtures/slow-tenant-syncs.js';
+import { budgetServer, podSetBesideALargeSyncs, podSetSync, post } from '../fixtures/slow-tenant-syncs.js';
 
 const TOKEN = 'body-budget-large-b-token-0123456789abcdef';
 /** This session's port range (20000 + 100 * 29). */
@@ -30,13 +29,7 @@ for (const [PODS, port] of [
       );
       t.equal(await post(base, TOKEN, 'podset/sync', body), 200, "B's sync alone is answered");
 
-      let probing = true;
-      const b = otherTenantPosts(t, `${base}/hooks/podset/sync`, TOKEN, `@${file}`, 9000).finally(
-        () => (probing = false),
-      );
-      const a: Record<string, number> = {};
-      await aLargeWorkers(base, TOKEN, a, () => probing);
-      const { statuses } = await b;
+      const { a, statuses } = await podSetBesideALargeSyncs(t, base, TOKEN, file);
       t.comment(`A's syncs: ${JSON.stringify(a)}; B's syncs: ${JSON.stringify(statuses)}`);
       t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered, none told to retry");
       t.ok((a['large 200'] ?? 0) > 0, "A's large syncs are answered too, in their turns");

@@ -7,8 +7,7 @@
 // is answered 429 after half the hook deadline, for as long as A keeps its syncs coming: B's PodSet is never synced.
 // A request of up to half the reserve now takes its turn from it (a namespace holds at most half of it once read).
 import t from 'tap';
-import { otherTenantPosts } from '../fixtures/other-tenant.js';
-import { aLargeWorkers, budgetServer, podSetSync, post } from '../fixtures/slow-tenant-syncs.js';
+import { budgetServer, podSetBesideALargeSyncs, podSetSync, post } from '../fixtures/slow-tenant-syncs.js';
 
 const TOKEN = 'body-budget-medium-token-0123456789abcdef';
 
@@ -23,13 +22,7 @@ t.test(
     );
     t.equal(await post(base, TOKEN, 'podset/sync', body), 200, "B's sync alone is answered");
 
-    let probing = true;
-    const b = otherTenantPosts(t, `${base}/hooks/podset/sync`, TOKEN, `@${file}`, 9000).finally(
-      () => (probing = false),
-    );
-    const a: Record<string, number> = {};
-    await aLargeWorkers(base, TOKEN, a, () => probing);
-    const { statuses } = await b;
+    const { a, statuses } = await podSetBesideALargeSyncs(t, base, TOKEN, file);
     t.comment(`A's syncs: ${JSON.stringify(a)}; B's syncs: ${JSON.stringify(statuses)}`);
     t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered, none told to retry");
     t.equal(budget.used, 0, 'every turn given back');
