@@ -8,7 +8,7 @@
 // of metaops' that keeps the metadata service out; the answers settle (the same observed state, the same answer) with
 // nothing extra kept at rest, and the namespace's governed pods are not widened at rest.
 import t from 'tap';
-import { adminEgress, forEgress } from '../fixtures/egress-policies.js';
+import { adminEgress, forEgress, meshedPods } from '../fixtures/egress-policies.js';
 import { running } from '../fixtures/etcd-loop.js';
 import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
 import { selectorSelects } from '../fixtures/label-selector.js';
@@ -148,24 +148,8 @@ t.test("a Memcached's pods keep an egress policy while it changes hands, both wa
   const name = base.parent.metadata.name!;
   const first: any = memcachedSync(base, FIXED_NOW);
   const deployment = (first.children as any[]).find((c) => c.kind === 'Deployment');
-  const hash = '6d5f7c9b8';
-  const templateLabels = { ...deployment.spec.template.metadata.labels, 'pod-template-hash': hash };
-  const governed = { ...templateLabels, 'security.istio.io/tlsMode': 'istio' };
-  const free = templateLabels;
-  const pods = [governed, free].map((labels, i) => ({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `${name}-${hash}-${i}`,
-      namespace: ns,
-      uid: `uid-pod-${i}`,
-      labels,
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-${hash}`, uid: 'uid-rs', controller: true },
-      ],
-    },
-    status: { phase: 'Running' },
-  }));
+  const pods = meshedPods(deployment, name, ns);
+  const [governed, free] = pods.map((p) => p.metadata.labels);
   const meshed = adminEgress('restricted-egress', ns, { matchLabels: { 'security.istio.io/tlsMode': 'istio' } });
   const sync = (related: any[]) => (observed: any[]) =>
     (

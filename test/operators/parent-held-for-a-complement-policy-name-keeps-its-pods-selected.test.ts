@@ -8,7 +8,7 @@
 // by a policy (the admin's or metaops'), none of metaops' selects a pod the namespace's policy governs (never
 // widened), and the hold is still said.
 import t from 'tap';
-import { adminEgress, forEgress } from '../fixtures/egress-policies.js';
+import { adminEgress, forEgress, meshedPods } from '../fixtures/egress-policies.js';
 import { running } from '../fixtures/etcd-loop.js';
 import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
 import { selectorSelects } from '../fixtures/label-selector.js';
@@ -79,22 +79,8 @@ t.test(
       FIXED_NOW,
     );
     const deployment = (first.children as any[]).find((c) => c.kind === 'Deployment');
-    const hash = '6d5f7c9b8';
     // Its pods as they run: one of them injected by a mesh (the label the admin's policy selects), one not.
-    const pods = [{ 'security.istio.io/tlsMode': 'istio' }, {}].map((extra, i) => ({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: `${name}-${hash}-${i}`,
-        namespace: ns,
-        uid: `uid-pod-${i}`,
-        labels: { ...deployment.spec.template.metadata.labels, 'pod-template-hash': hash, ...extra },
-        ownerReferences: [
-          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-${hash}`, uid: 'uid-rs', controller: true },
-        ],
-      },
-      status: { phase: 'Running' },
-    }));
+    const pods = meshedPods(deployment, name, ns);
     const res: any = memcachedSync(
       {
         ...base,
