@@ -6,31 +6,8 @@
 // answer fed back as the next observed state. Real etcd 3.6.9:
 // test/real/etcd-restore-of-snapshot-taken-under-nospace-alarm-accepts-writes-real.test.ts.
 import t from 'tap';
-import type { EtcdAlarm, MemberHealth } from '../../hooks/etcdcommon/etcd.js';
 import { disarmedEvent } from '../../hooks/etcdcluster/alarms.js';
-import { FakeEtcd, running } from '../fixtures/etcd-loop.js';
-
-/** A stand-in etcd with alarms: every member is unhealthy with NOSPACE while one is active. */
-function withAlarms(etcd: FakeEtcd, active: EtcdAlarm[]) {
-  const health = etcd.health.bind(etcd);
-  const e = etcd as FakeEtcd & {
-    alarms(endpoints: string[]): Promise<EtcdAlarm[]>;
-    alarmDisarm(endpoints: string[], a: EtcdAlarm): Promise<void>;
-  };
-  e.alarms = async () => structuredClone(active);
-  e.alarmDisarm = async (_e, a) => {
-    etcd.calls.push(`disarm ${a.alarm} ${a.memberId}`);
-    active.splice(
-      active.findIndex((x) => x.memberId === a.memberId && x.alarm === a.alarm),
-      1,
-    );
-  };
-  e.health = async (url: string): Promise<MemberHealth> => {
-    const h = await health(url);
-    return active.length > 0 && h.healthy ? { ...h, healthy: false, alarm: 'NOSPACE' } : h;
-  };
-  return active;
-}
+import { running, withAlarms } from '../fixtures/etcd-loop.js';
 
 t.test('an alarm under a member ID no member has is disarmed; the cluster is not said NoSpace', async (t) => {
   const loop = await running({ size: 3 });

@@ -9,33 +9,10 @@
 // test/real/etcd-cluster-under-corrupt-alarm-said-data-corrupt-real.test.ts,
 // test/real/etcd-restore-of-snapshot-taken-under-corrupt-alarm-accepts-writes-real.test.ts.
 import t from 'tap';
-import type { EtcdAlarm, MemberHealth } from '../../hooks/etcdcommon/etcd.js';
+import type { MemberHealth } from '../../hooks/etcdcommon/etcd.js';
 import { decide } from '../../hooks/etcdcluster/plan.js';
 import { healthy, parent, spec } from '../fixtures/etcd-plan.js';
-import { FakeEtcd, running } from '../fixtures/etcd-loop.js';
-
-/** A stand-in etcd with alarms: every member is unhealthy with the first active alarm's kind while one is active. */
-function withAlarms(etcd: FakeEtcd, active: EtcdAlarm[]) {
-  const health = etcd.health.bind(etcd);
-  const e = etcd as FakeEtcd & {
-    alarms(endpoints: string[]): Promise<EtcdAlarm[]>;
-    alarmDisarm(endpoints: string[], a: EtcdAlarm): Promise<void>;
-  };
-  e.alarms = async () => structuredClone(active);
-  e.alarmDisarm = async (_e, a) => {
-    etcd.calls.push(`disarm ${a.alarm} ${a.memberId}`);
-    active.splice(
-      active.findIndex((x) => x.memberId === a.memberId && x.alarm === a.alarm),
-      1,
-    );
-  };
-  e.health = async (url: string): Promise<MemberHealth> => {
-    const h = await health(url);
-    const alarm = active[0]?.alarm as MemberHealth['alarm'];
-    return alarm && h.healthy ? { ...h, healthy: false, alarm } : h;
-  };
-  return active;
-}
+import { running, withAlarms } from '../fixtures/etcd-loop.js';
 
 t.test('a CORRUPT alarm of a member: said DataCorrupt naming it, the quorum kept, no change', async (t) => {
   const loop = await running({ size: 3 });

@@ -9,21 +9,14 @@
 // Expected: every piece of a body is parsed while that body's bytes are counted in the budget.
 import { request } from 'node:http';
 import t from 'tap';
-import { serverBudget } from '../../lib/body-budget.js';
-import { testApp } from '../fixtures/app.js';
-import { largeSync, silentEtcd } from '../fixtures/slow-tenant-syncs.js';
+import { budgetServer, largeSync } from '../fixtures/slow-tenant-syncs.js';
 
 const TOKEN = 'body-budget-gone-caller-token-0123456789abcdef';
 
 t.test("a body's bytes stay counted in the budget while it is parsed, even once its caller has gone", async (t) => {
-  const budget = serverBudget();
-  const app = testApp({
-    auth: { bearer: TOKEN },
-    clients: { etcdcluster: { etcd: () => silentEtcd } },
-    bodyBudget: budget,
-  });
-  t.teardown(() => app.close());
-  const base = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
+  const server = await budgetServer(t, TOKEN);
+  const { budget } = server;
+  const base = new URL(server.base);
   const body = largeSync();
 
   // Every piece of a large body given to JSON.parse, with the bytes the budget counts at that moment.
@@ -80,14 +73,7 @@ t.test("a body's bytes stay counted in the budget while it is parsed, even once 
 
 t.test('callers that go while their bodies are parsed put no more bodies in hand than the budget holds', async (t) => {
   // One large sync takes the whole budget (8 MiB; its reserve is for small requests only): one in hand at a time.
-  const budget = serverBudget();
-  const app = testApp({
-    auth: { bearer: TOKEN },
-    clients: { etcdcluster: { etcd: () => silentEtcd } },
-    bodyBudget: budget,
-  });
-  t.teardown(() => app.close());
-  const base = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
+  const base = new URL((await budgetServer(t, TOKEN)).base);
   // Five of A's syncs, each told apart by the last character of its labels' keys (the same size).
   const bodies = Array.from({ length: 5 }, (_, i) => largeSync().replaceAll('kk":', `k${i}":`));
 

@@ -8,50 +8,11 @@
 // tries in 9 s with 150 pods, 2 of 3 with 600 (an attack of 2026-11-29, on the loaded 2-core machine); now the next
 // turn of the budget goes to the namespace whose last turn is the oldest, so B waits for A's sync in hand at most.
 import t from 'tap';
-import { serverBudget } from '../../lib/body-budget.js';
-import type { ObservedObject } from '../../lib/metacontroller.js';
-import { testApp } from '../fixtures/app.js';
-import { otherTenantPosts } from '../fixtures/other-tenant.js';
-import { request } from '../fixtures/requests.js';
-import { aWorker, largeSync, silentEtcd } from '../fixtures/slow-tenant-syncs.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { budgetServer, podSetBesideALargeSyncs, podSetSync, post } from '../fixtures/slow-tenant-syncs.js';
 
 const TOKEN = 'body-budget-large-b-token-0123456789abcdef';
 /** This session's port range (20000 + 100 * 29). */
 const PORT = 22900;
-
-/** B's observed pod `i`, with the managed fields and status the API server keeps (~5.7 KiB as JSON). */
-function observedPod(i: number): ObservedObject {
-  const fieldsV1 = Object.fromEntries(
-    Array.from({ length: 40 }, (_, k) => [`f:field-${k}`.padEnd(40, 'x'), { '.': {}, 'f:value': {} }]),
-  );
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `ps-${i}`,
-      namespace: 'ns-b',
-      uid: `0b9f5a57-4a77-4f59-9a8a-${String(i).padStart(12, '0')}`,
-      resourceVersion: '123456',
-      labels: { app: 'ps' },
-      managedFields: [
-        { manager: 'metacontroller', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1 },
-        {
-          manager: 'kubelet',
-          operation: 'Update',
-          apiVersion: 'v1',
-          subresource: 'status',
-          fieldsType: 'FieldsV1',
-          fieldsV1,
-        },
-      ],
-    },
-    spec: { containers: [{ name: 'busybox', image: 'busybox', command: ['sleep', '3600'] }] },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  } as ObservedObject;
-}
 
 for (const [PODS, port] of [
   [150, PORT],
@@ -60,48 +21,15 @@ for (const [PODS, port] of [
   t.test(
     `another namespace's large, slow syncs do not keep a namespace's sync of ${PODS} pods from being answered`,
     async (t) => {
-      const budget = serverBudget();
-      const app = testApp({
-        auth: { bearer: TOKEN },
-        clients: { etcdcluster: { etcd: () => silentEtcd } },
-        bodyBudget: budget,
-      });
-      t.teardown(() => app.close());
-      const base = await app.listen({ port, host: '127.0.0.1' });
-      const podset = request('podset', { size: PODS });
-      podset.parent.metadata = { ...podset.parent.metadata, name: 'ps', namespace: 'ns-b' };
-      podset.children = {
-        'Pod.v1': Object.fromEntries(Array.from({ length: PODS }, (_, i) => [`ps-${i}`, observedPod(i)])),
-      };
-      const body = JSON.stringify(podset);
+      const { budget, base } = await budgetServer(t, TOKEN, port);
+      const { body, file } = podSetSync(PODS);
       t.ok(
         body.length > budget.small && body.length < budget.bytes / 2,
         `B's sync is ${body.length} bytes: over half the reserve (${budget.small}), under half the budget`,
       );
-      const file = join(mkdtempSync(join(tmpdir(), 'metaops-b-')), 'podset.json');
-      writeFileSync(file, body);
+      t.equal(await post(base, TOKEN, 'podset/sync', body), 200, "B's sync alone is answered");
 
-      // B's sync alone is answered.
-      const alone = await fetch(`${base}/hooks/podset/sync`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-        body,
-      });
-      t.equal(alone.status, 200, "B's sync alone is answered");
-
-      let probing = true;
-      const b = otherTenantPosts(t, `${base}/hooks/podset/sync`, TOKEN, `@${file}`, 9000).finally(
-        () => (probing = false),
-      );
-      const a: Record<string, number> = {};
-      const large = largeSync('ns-a');
-      await Promise.all(
-        Array.from(
-          { length: 5 },
-          aWorker(base, TOKEN, large, 'large', a, () => probing),
-        ),
-      );
-      const { statuses } = await b;
+      const { a, statuses } = await podSetBesideALargeSyncs(t, base, TOKEN, file);
       t.comment(`A's syncs: ${JSON.stringify(a)}; B's syncs: ${JSON.stringify(statuses)}`);
       t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered, none told to retry");
       t.ok((a['large 200'] ?? 0) > 0, "A's large syncs are answered too, in their turns");

@@ -14,22 +14,14 @@
 // quarter of the reserve: A's small slow syncs (other clusters of A, each carrying one EtcdRestore of ~200 KiB) do
 // not fill the reserve either. The bytes in hand stay within the budget and its reserve.
 import t from 'tap';
-import { DEFAULT_BODY_BUDGET, reserveOf, serverBudget } from '../../lib/body-budget.js';
-import { testApp } from '../fixtures/app.js';
+import { DEFAULT_BODY_BUDGET, reserveOf } from '../../lib/body-budget.js';
 import { otherTenantSyncs } from '../fixtures/other-tenant.js';
-import { aWorker, BODY_LIMIT, largeSync, silentEtcd, smallSync } from '../fixtures/slow-tenant-syncs.js';
+import { aWorker, BODY_LIMIT, budgetServer, largeSync, smallSync } from '../fixtures/slow-tenant-syncs.js';
 
 const TOKEN = 'body-budget-tenant-token-0123456789abcdef';
 
 t.test("another namespace's large, slow syncs do not keep a namespace's small syncs from being answered", async (t) => {
-  const budget = serverBudget();
-  const app = testApp({
-    auth: { bearer: TOKEN },
-    clients: { etcdcluster: { etcd: () => silentEtcd } },
-    bodyBudget: budget,
-  });
-  t.teardown(() => app.close());
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const { budget, base } = await budgetServer(t, TOKEN);
   const body = largeSync();
   const small = smallSync();
   t.ok(body.length <= BODY_LIMIT, `A's sync is within the body limit (${body.length} bytes of ${BODY_LIMIT})`);

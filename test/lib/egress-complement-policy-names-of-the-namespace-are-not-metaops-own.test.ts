@@ -4,6 +4,7 @@
 // managed-by metaops and controlled by the parent: lib ownPolicy, as `<cluster>-restore-check`): it governs, and
 // metaops' `<name>-podset` does not widen it. The same for a Memcached (`<name>-memcached-egress-<i>`).
 import t from 'tap';
+import { adminEgress, forEgress } from '../fixtures/egress-policies.js';
 import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 import { selectorSelects } from '../fixtures/label-selector.js';
@@ -11,23 +12,6 @@ import { selectorSelects } from '../fixtures/label-selector.js';
 const NP = 'NetworkPolicy.networking.k8s.io/v1';
 
 const selects = selectorSelects;
-
-const forEgress = (p: any) => (p.spec.policyTypes ?? []).includes('Egress');
-
-/** An admin's egress policy (no metaops label, no owner) selecting `podSelector`, out only to 10.0.0.0/8. */
-function admin(
-  name: string,
-  ns: string,
-  podSelector: unknown,
-  egress: unknown[] = [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }],
-): any {
-  return {
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    metadata: { name, namespace: ns, uid: `uid-${name}` },
-    spec: { podSelector, policyTypes: ['Egress'], egress },
-  };
-}
 
 /** The PodSet `podset-sample` synced beside the admin's policies, its pods observed with each of `labelSets` added. */
 function answered(policies: (ns: string) => any[], extra: Array<Record<string, string>>) {
@@ -51,7 +35,10 @@ function answered(policies: (ns: string) => any[], extra: Array<Record<string, s
 const ready = (res: any) => (res.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
 
 t.test("an admin's deny-all egress policy named `<podset>-podset-egress-0` is not widened by metaops", async (t) => {
-  const { res, sets, ours, admins } = answered((ns) => [admin('podset-sample-podset-egress-0', ns, {}, [])], [{}]);
+  const { res, sets, ours, admins } = answered(
+    (ns) => [adminEgress('podset-sample-podset-egress-0', ns, {}, [])],
+    [{}],
+  );
   const held = ready(res)?.reason === 'NetworkPolicyNameTaken';
   for (const labels of sets) {
     const byAdmin = admins.filter((p) => forEgress(p) && selects(p.spec.podSelector, labels));
@@ -69,7 +56,7 @@ t.test(
   async (t) => {
     const base = request('memcached', { size: 1, image: 'memcached:1.6' });
     const ns = base.parent.metadata.namespace!;
-    const denyAll = admin(`${base.parent.metadata.name}-memcached-egress-0`, ns, {}, []);
+    const denyAll = adminEgress(`${base.parent.metadata.name}-memcached-egress-0`, ns, {}, []);
     const related = objectMap([denyAll], 'v1', [NP]);
     const res: any = memcachedSync({ ...base, related }, FIXED_NOW);
     const deployment = (res.children as any[]).find((c) => c.kind === 'Deployment');

@@ -18,6 +18,7 @@ import {
 } from '../../lib/index.js';
 import { podset } from '../../hooks/podset/index.js';
 import { runHook } from '../../lib/operator.js';
+import { adminEgress, forEgress } from '../fixtures/egress-policies.js';
 import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 import { selectorSelects } from '../fixtures/label-selector.js';
@@ -25,18 +26,6 @@ import { selectorSelects } from '../fixtures/label-selector.js';
 const NP = 'NetworkPolicy.networking.k8s.io/v1';
 
 const selects = selectorSelects;
-
-const forEgress = (p: any) => (p.spec.policyTypes ?? []).includes('Egress');
-
-/** An admin's egress policy of namespace `ns` selecting `podSelector`, out only to 10.0.0.0/8. */
-function admin(name: string, ns: string, podSelector: unknown): any {
-  return {
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    metadata: { name, namespace: ns, uid: `uid-${name}` },
-    spec: { podSelector, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }] },
-  };
-}
 
 /** Every combination of these labels' values (absent among them), on top of `base`. */
 function combinations(base: Record<string, string>, values: Record<string, string[]>): Array<Record<string, string>> {
@@ -89,7 +78,7 @@ function exact(t: any, sets: Array<Record<string, string>>, ours: any[], admins:
 
 t.test('a complement term per requirement: matchLabels of two keys', async (t) => {
   const { sets, ours, admins, res, settled } = answered(
-    (ns) => [admin('frontend-a', ns, { matchLabels: { tier: 'frontend', team: 'a' } })],
+    (ns) => [adminEgress('frontend-a', ns, { matchLabels: { tier: 'frontend', team: 'a' } })],
     { tier: ['frontend', 'backend'], team: ['a', 'b'] },
   );
   t.same(
@@ -109,16 +98,16 @@ t.test('a complement term per requirement: matchLabels of two keys', async (t) =
 t.test('the cross product over several policies, expressions of every operator', async (t) => {
   const { sets, ours, admins } = answered(
     (ns) => [
-      admin('in', ns, { matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] }),
-      admin('exists', ns, {
+      adminEgress('in', ns, { matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] }),
+      adminEgress('exists', ns, {
         matchExpressions: [
           { key: 'debug', operator: 'Exists' },
           { key: 'team', operator: 'NotIn', values: ['x'] },
         ],
       }),
-      admin('absent', ns, { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }),
+      adminEgress('absent', ns, { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }),
       // Selects none of the PodSet's pods (another instance): no term.
-      admin('other', ns, { matchLabels: { 'app.kubernetes.io/instance': 'someone-else' } }),
+      adminEgress('other', ns, { matchLabels: { 'app.kubernetes.io/instance': 'someone-else' } }),
     ],
     { tier: ['a', 'b', 'c'], debug: ['1'], team: ['x', 'y'], zone: ['z'] },
   );
@@ -128,8 +117,8 @@ t.test('the cross product over several policies, expressions of every operator',
 
 t.test('a policy selecting every pod of the PodSet leaves no complement', async (t) => {
   const { ours, res } = answered((ns) => [
-    admin('all', ns, {}),
-    admin('tier', ns, { matchLabels: { tier: 'frontend' } }),
+    adminEgress('all', ns, {}),
+    adminEgress('tier', ns, { matchLabels: { tier: 'frontend' } }),
   ]);
   t.same(ours, [], 'no policy of its own: the namespace decides every pod');
   t.ok(
@@ -141,9 +130,9 @@ t.test('a policy selecting every pod of the PodSet leaves no complement', async 
 t.test('past the bound: every pod keeps metaops policy, and the status says why', async (t) => {
   const { ours, settled } = answered(
     (ns) => [
-      admin('p1', ns, { matchLabels: { a: '1', b: '1' } }),
-      admin('p2', ns, { matchLabels: { c: '1', d: '1' } }),
-      admin('p3', ns, { matchLabels: { e: '1', f: '1' } }),
+      adminEgress('p1', ns, { matchLabels: { a: '1', b: '1' } }),
+      adminEgress('p2', ns, { matchLabels: { c: '1', d: '1' } }),
+      adminEgress('p3', ns, { matchLabels: { e: '1', f: '1' } }),
     ],
     { a: ['1'], b: ['1'] },
   );
@@ -201,7 +190,7 @@ t.test('every metadata address the docs name is kept out', async (t) => {
 });
 
 t.test('a PodSet being deleted keeps its complement policies while its pods remain', async (t) => {
-  const { res, ours } = answered((ns) => [admin('frontend', ns, { matchLabels: { tier: 'frontend' } })], {
+  const { res, ours } = answered((ns) => [adminEgress('frontend', ns, { matchLabels: { tier: 'frontend' } })], {
     tier: ['frontend'],
   });
   t.same(
@@ -230,7 +219,7 @@ t.test('a PodSet being deleted keeps its complement policies while its pods rema
 t.test("a Memcached whose pods a namespace policy selects in part gets the others' complement", async (t) => {
   const base = request('memcached', { size: 1, image: 'memcached:1.6' });
   const ns = base.parent.metadata.namespace!;
-  const related = objectMap([admin('old-pods', ns, { matchLabels: { tier: 'old' } })], 'v1', [NP]);
+  const related = objectMap([adminEgress('old-pods', ns, { matchLabels: { tier: 'old' } })], 'v1', [NP]);
   const first: any = memcachedSync({ ...base, related }, FIXED_NOW);
   const deployment = first.children.find((c: any) => c.kind === 'Deployment');
   // Its Deployment as observed, its pod template labelled by another writer (`tier: old`): those pods are the admin's.
@@ -244,7 +233,7 @@ t.test("a Memcached whose pods a namespace policy selects in part gets the other
     'no <name>-memcached: its complement instead',
   );
   const sets = [deployment.spec.template.metadata.labels, observed.spec.template.metadata.labels];
-  exact(t, sets, ours, [admin('old-pods', ns, { matchLabels: { tier: 'old' } })]);
+  exact(t, sets, ours, [adminEgress('old-pods', ns, { matchLabels: { tier: 'old' } })]);
 });
 
 t.test(

@@ -13,9 +13,9 @@
 import t from 'tap';
 import { memcached } from '../../hooks/memcached/index.js';
 import type { EventSpec } from '../../lib/events.js';
-import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
+import type { CompositeSyncRequest } from '../../lib/metacontroller.js';
 import { runHook } from '../../lib/operator.js';
-import { asApplied, asObserved, deploymentPod, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { FIXED_NOW, memcachedWithOnePod, request } from '../fixtures/requests.js';
 
 async function told(req: CompositeSyncRequest, now: Date) {
   const events: EventSpec[] = [];
@@ -29,44 +29,21 @@ async function told(req: CompositeSyncRequest, now: Date) {
 t.test('a crash-looping Memcached pod keeps Degraded True and is told once, not at every restart', async (t) => {
   const base = request('memcached', { size: 1, image: 'memcached:1.6.1', port: 11211 });
   const first = await told(base, FIXED_NOW);
-  const dep = first.res.children.find((c) => c.kind === 'Deployment')!;
-  const others = first.res.children.filter((c) => c.kind !== 'Deployment').map((o) => asObserved(o));
-  const observedDep = asApplied(
-    dep,
-    { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 0, availableReplicas: 0 },
-    1,
-  );
-  const template = (dep as any).spec.template;
+  const next = memcachedWithOnePod(base, first.res);
   /** The Deployment's one pod, its memcached container in `state` after `restarts` restarts. */
-  const podIn = (state: Record<string, unknown>, restarts: number) =>
-    deploymentPod(
+  const podIn = (state: Record<string, unknown>, restarts: number) => ({
+    phase: 'Running',
+    conditions: [{ type: 'Ready', status: 'False' }],
+    containerStatuses: [
       {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          name: 'memcached-sample-5d4f-abcde',
-          namespace: base.parent.metadata.namespace,
-          uid: 'uid-pod',
-          labels: template.metadata.labels,
-          creationTimestamp: '2026-01-02T03:00:00Z',
-        },
-        spec: template.spec,
-        status: {
-          phase: 'Running',
-          conditions: [{ type: 'Ready', status: 'False' }],
-          containerStatuses: [
-            {
-              name: 'memcached',
-              ready: false,
-              restartCount: restarts,
-              state,
-              lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
-            },
-          ],
-        },
-      } as unknown as KubeObject,
-      'memcached-sample',
-    );
+        name: 'memcached',
+        ready: false,
+        restartCount: restarts,
+        state,
+        lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
+      },
+    ],
+  });
   const backOff = { waiting: { reason: 'CrashLoopBackOff', message: 'back-off restarting failed container' } };
   const cycle: Array<[Record<string, unknown>, number]> = [
     [backOff, 3],
@@ -80,13 +57,10 @@ t.test('a crash-looping Memcached pod keeps Degraded True and is told once, not 
   const degraded: string[] = [];
   let minute = 0;
   for (const [state, restarts] of cycle) {
-    const req = {
-      ...base,
-      parent: { ...base.parent, status },
-      children: objectMap([observedDep, ...others]),
-      related: objectMap([podIn(state, restarts)]),
-    } as CompositeSyncRequest;
-    const { res, events } = await told(req, new Date(FIXED_NOW.getTime() + ++minute * 60_000));
+    const { res, events } = await told(
+      next(status, podIn(state, restarts)),
+      new Date(FIXED_NOW.getTime() + ++minute * 60_000),
+    );
     const d = (res.status as any).conditions.find((c: any) => c.type === 'Degraded');
     degraded.push(`${d.status} ${d.reason}`);
     warnings.push(...events.filter((e) => e.type === 'Warning').map((e) => e.reason));

@@ -8,55 +8,25 @@
 // pods and reasons "never the kubelet's changing words" (lib/replicas.ts podsFailing); these two words are one
 // failure. Expected: the same status whichever of the two the kubelet says.
 import t from 'tap';
-import type { CompositeSyncRequest, KubeObject } from '../../lib/metacontroller.js';
 import { memcachedSync } from '../fixtures/hooks.js';
-import { asApplied, asObserved, deploymentPod, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { FIXED_NOW, memcachedWithOnePod, request } from '../fixtures/requests.js';
 
 t.test('an unpullable image: the status is the same at ErrImagePull and at ImagePullBackOff', async (t) => {
   const base = request('memcached', { size: 1, image: 'memcached:1.6.999', port: 11211 });
   const first = await memcachedSync(base, FIXED_NOW);
-  const dep = first.children.find((c) => c.kind === 'Deployment')!;
-  const others = first.children.filter((c) => c.kind !== 'Deployment').map((o) => asObserved(o));
-  const observedDep = asApplied(
-    dep,
-    { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 0, availableReplicas: 0 },
-    1,
-  );
-  const template = (dep as any).spec.template;
-  const pod = (reason: string) =>
-    deploymentPod(
-      {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: {
-          name: 'memcached-sample-5d4f-abcde',
-          namespace: base.parent.metadata.namespace,
-          uid: 'uid-pod',
-          labels: template.metadata.labels,
-          creationTimestamp: '2026-01-02T03:00:00Z',
-        },
-        spec: template.spec,
-        status: {
-          phase: 'Pending',
-          conditions: [{ type: 'Ready', status: 'False' }],
-          containerStatuses: [
-            { name: 'memcached', ready: false, restartCount: 0, state: { waiting: { reason, message: '...' } } },
-          ],
-        },
-      } as unknown as KubeObject,
-      'memcached-sample',
-    );
+  const next = memcachedWithOnePod(base, first);
+  const pod = (reason: string) => ({
+    phase: 'Pending',
+    conditions: [{ type: 'Ready', status: 'False' }],
+    containerStatuses: [
+      { name: 'memcached', ready: false, restartCount: 0, state: { waiting: { reason, message: '...' } } },
+    ],
+  });
   let status: unknown = first.status;
   const statuses: string[] = [];
   let minute = 0;
   for (const reason of ['ErrImagePull', 'ImagePullBackOff', 'ErrImagePull', 'ImagePullBackOff']) {
-    const req = {
-      ...base,
-      parent: { ...base.parent, status },
-      children: objectMap([observedDep, ...others]),
-      related: objectMap([pod(reason)]),
-    } as CompositeSyncRequest;
-    const res = await memcachedSync(req, new Date(FIXED_NOW.getTime() + ++minute * 60_000));
+    const res = await memcachedSync(next(status, pod(reason)), new Date(FIXED_NOW.getTime() + ++minute * 60_000));
     status = res.status;
     statuses.push(JSON.stringify(res.status));
   }

@@ -8,6 +8,7 @@
 // of metaops' that keeps the metadata service out; the answers settle (the same observed state, the same answer) with
 // nothing extra kept at rest, and the namespace's governed pods are not widened at rest.
 import t from 'tap';
+import { adminEgress, forEgress, meshedPods } from '../fixtures/egress-policies.js';
 import { running } from '../fixtures/etcd-loop.js';
 import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
 import { selectorSelects } from '../fixtures/label-selector.js';
@@ -15,18 +16,7 @@ import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.
 
 const NP = 'NetworkPolicy.networking.k8s.io/v1';
 
-const forEgress = (p: any) => (p.spec?.policyTypes ?? []).includes('Egress');
 const policies = (children: any[]) => children.filter((c) => c?.kind === 'NetworkPolicy');
-
-/** An admin's egress policy (no metaops label, no owner) selecting `podSelector`, out only to 10.0.0.0/8. */
-function admin(ns: string, podSelector: unknown): any {
-  return {
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    metadata: { name: 'restricted-egress', namespace: ns, uid: 'uid-restricted-egress' },
-    spec: { podSelector, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }] },
-  };
-}
 
 /** Whether a policy's egress keeps 169.254.169.254 out (every ipBlock rule excepts it; pod peers carry no IP). */
 const keepsMetadataOut = (p: any) =>
@@ -120,7 +110,7 @@ t.test("a PodSet's pods keep an egress policy while it changes hands, both ways"
     metadata: { ...template.metadata, name: `${name}-${i}`, labels },
     status: { phase: 'Running' },
   }));
-  const restricted = admin(ns, { matchLabels: { tier: 'restricted' } });
+  const restricted = adminEgress('restricted-egress', ns, { matchLabels: { tier: 'restricted' } });
   const sync = (related: any[]) => (observed: any[]) =>
     (
       podsetSync(
@@ -158,25 +148,9 @@ t.test("a Memcached's pods keep an egress policy while it changes hands, both wa
   const name = base.parent.metadata.name!;
   const first: any = memcachedSync(base, FIXED_NOW);
   const deployment = (first.children as any[]).find((c) => c.kind === 'Deployment');
-  const hash = '6d5f7c9b8';
-  const templateLabels = { ...deployment.spec.template.metadata.labels, 'pod-template-hash': hash };
-  const governed = { ...templateLabels, 'security.istio.io/tlsMode': 'istio' };
-  const free = templateLabels;
-  const pods = [governed, free].map((labels, i) => ({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `${name}-${hash}-${i}`,
-      namespace: ns,
-      uid: `uid-pod-${i}`,
-      labels,
-      ownerReferences: [
-        { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-${hash}`, uid: 'uid-rs', controller: true },
-      ],
-    },
-    status: { phase: 'Running' },
-  }));
-  const meshed = admin(ns, { matchLabels: { 'security.istio.io/tlsMode': 'istio' } });
+  const pods = meshedPods(deployment, name, ns);
+  const [governed, free] = pods.map((p) => p.metadata.labels);
+  const meshed = adminEgress('restricted-egress', ns, { matchLabels: { 'security.istio.io/tlsMode': 'istio' } });
   const sync = (related: any[]) => (observed: any[]) =>
     (
       memcachedSync(
@@ -241,7 +215,7 @@ t.test("an EtcdCluster's members keep an egress policy while it changes hands, b
     ['e-members'],
     'whole: the members policy',
   );
-  loop.related = [admin('ns', { matchLabels: { tier: 'frontend' } })];
+  loop.related = [adminEgress('restricted-egress', 'ns', { matchLabels: { tier: 'frontend' } })];
   const split = await through('whole -> split');
   atRest(t, 'split', split, governed, free);
   loop.related = [];

@@ -8,24 +8,13 @@
 // by a policy (the admin's or metaops'), none of metaops' selects a pod the namespace's policy governs (never
 // widened), and the hold is still said.
 import t from 'tap';
+import { adminEgress, forEgress, meshedPods } from '../fixtures/egress-policies.js';
 import { running } from '../fixtures/etcd-loop.js';
 import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
 import { selectorSelects } from '../fixtures/label-selector.js';
 import { asObserved, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const NP = 'NetworkPolicy.networking.k8s.io/v1';
-
-const forEgress = (p: any) => (p.spec?.policyTypes ?? []).includes('Egress');
-
-/** An admin's egress policy (no metaops label, no owner) selecting `podSelector`, out only to 10.0.0.0/8. */
-function admin(name: string, ns: string, podSelector: unknown): any {
-  return {
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    metadata: { name, namespace: ns, uid: `uid-${name}` },
-    spec: { podSelector, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' } }] }] },
-  };
-}
 
 const ready = (res: any) => (res.status?.conditions ?? []).find((c: any) => c.type === 'Ready');
 
@@ -51,7 +40,7 @@ t.test('a PodSet held for `<name>-podset-egress-0` keeps its pods no namespace p
   const base = request('podset', { size: 2, image: 'curlimages/curl:8.10.1', command: ['sleep', '3600'] });
   const ns = base.parent.metadata.namespace!;
   const name = base.parent.metadata.name!;
-  const held = admin(`${name}-podset-egress-0`, ns, { matchLabels: { tier: 'restricted' } });
+  const held = adminEgress(`${name}-podset-egress-0`, ns, { matchLabels: { tier: 'restricted' } });
   const related = objectMap([held], 'v1', [NP]);
   const first: any = podsetSync({ ...base, related }, FIXED_NOW);
   const template = (first.children as any[]).find((c) => c.kind === 'Pod');
@@ -82,28 +71,16 @@ t.test(
     const base = request('memcached', { size: 2, image: 'memcached:1.6.38-alpine' });
     const ns = base.parent.metadata.namespace!;
     const name = base.parent.metadata.name!;
-    const held = admin(`${name}-memcached-egress-0`, ns, { matchLabels: { 'security.istio.io/tlsMode': 'istio' } });
+    const held = adminEgress(`${name}-memcached-egress-0`, ns, {
+      matchLabels: { 'security.istio.io/tlsMode': 'istio' },
+    });
     const first: any = memcachedSync(
       { ...base, related: { ...base.related, ...objectMap([held], 'v1', [NP]) } },
       FIXED_NOW,
     );
     const deployment = (first.children as any[]).find((c) => c.kind === 'Deployment');
-    const hash = '6d5f7c9b8';
     // Its pods as they run: one of them injected by a mesh (the label the admin's policy selects), one not.
-    const pods = [{ 'security.istio.io/tlsMode': 'istio' }, {}].map((extra, i) => ({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: `${name}-${hash}-${i}`,
-        namespace: ns,
-        uid: `uid-pod-${i}`,
-        labels: { ...deployment.spec.template.metadata.labels, 'pod-template-hash': hash, ...extra },
-        ownerReferences: [
-          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-${hash}`, uid: 'uid-rs', controller: true },
-        ],
-      },
-      status: { phase: 'Running' },
-    }));
+    const pods = meshedPods(deployment, name, ns);
     const res: any = memcachedSync(
       {
         ...base,
@@ -135,7 +112,7 @@ t.test(
     }
     t.equal(loop.pods().length, 5, 'five members run');
     // The admin's policy, named as the cluster's first complement policy, selects the frontend members.
-    const held = admin('e-members-egress-0', 'ns', { matchLabels: { tier: 'frontend' } });
+    const held = adminEgress('e-members-egress-0', 'ns', { matchLabels: { tier: 'frontend' } });
     loop.related = [held];
     await loop.step();
     await loop.step();

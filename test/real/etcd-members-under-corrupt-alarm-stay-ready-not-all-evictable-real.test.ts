@@ -7,7 +7,7 @@
 // stays Ready under the alarm, and the budget holds a drain. (Found by the issue 30 attack.)
 import t from 'tap';
 import { call } from '../../lib/http.js';
-import { EtcdKubelet, etcdBin } from '../fixtures/etcd-kubelet.js';
+import { EtcdKubelet, etcdBin, memberAlarm } from '../fixtures/etcd-kubelet.js';
 import { allReady } from '../fixtures/etcd-status.js';
 
 etcdBin();
@@ -36,23 +36,7 @@ t.test('members serving under a CORRUPT alarm: a drain cannot evict them all', a
   };
   for (const p of pods) t.ok((await ready(p.metadata.name)).ok, `${p.metadata.name} Ready before`);
 
-  const ep = k.endpoint('cre-2');
-  const st = JSON.parse(
-    (
-      await call(new URL(ep + '/v3/maintenance/status'), {
-        method: 'POST',
-        body: '{}',
-        timeoutMs: 3000,
-        timeoutError: () => new Error('timed out'),
-      })
-    ).body,
-  );
-  await call(new URL(ep + '/v3/maintenance/alarm'), {
-    method: 'POST',
-    body: JSON.stringify({ action: 'ACTIVATE', memberID: String(st.header.member_id), alarm: 'CORRUPT' }),
-    timeoutMs: 3000,
-    timeoutError: () => new Error('timed out'),
-  });
+  await memberAlarm(k.endpoint('cre-2'));
   t.equal(await k.get('k'), 'v', 'the members serve reads');
   const after = await k.step();
   const budget = after.children.find((c) => c.kind === 'PodDisruptionBudget') as any;

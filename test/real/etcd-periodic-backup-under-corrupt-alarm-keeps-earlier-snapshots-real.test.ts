@@ -6,9 +6,8 @@
 // CORRUPT alarm takes its snapshot (the alarm recorded in its metadata, `etcd-alarms`) and prunes nothing, saying so.
 // (Found by the issue 30 attack.)
 import t from 'tap';
-import { call } from '../../lib/http.js';
 import { BackupsOnMoto } from '../fixtures/backup-lineage.js';
-import { EtcdKubelet } from '../fixtures/etcd-kubelet.js';
+import { EtcdKubelet, maintenance, memberAlarm } from '../fixtures/etcd-kubelet.js';
 
 const on = new BackupsOnMoto(['backups']);
 const { objects, periodic, fire } = on;
@@ -35,34 +34,12 @@ t.test('a periodic backup of a cluster under a CORRUPT alarm prunes no snapshot 
 
   // etcd raises CORRUPT (as its corruption check does: the member ID it found disagreeing).
   const ep = k.endpoint(k.livePods()[0]!);
-  const st = JSON.parse(
-    (
-      await call(new URL(ep + '/v3/maintenance/status'), {
-        method: 'POST',
-        body: '{}',
-        timeoutMs: 3000,
-        timeoutError: () => new Error('timed out'),
-      })
-    ).body.toString(),
+  await memberAlarm(ep);
+  t.match(
+    await maintenance(ep, 'alarm', { action: 'GET' }),
+    { alarms: [{ alarm: 'CORRUPT' }] },
+    'etcd holds a CORRUPT alarm',
   );
-  const memberID = st.header.member_id;
-  await call(new URL(ep + '/v3/maintenance/alarm'), {
-    method: 'POST',
-    body: JSON.stringify({ action: 'ACTIVATE', memberID, alarm: 'CORRUPT' }),
-    timeoutMs: 3000,
-    timeoutError: () => new Error('timed out'),
-  });
-  const alarms = JSON.parse(
-    (
-      await call(new URL(ep + '/v3/maintenance/alarm'), {
-        method: 'POST',
-        body: '{"action":"GET"}',
-        timeoutMs: 3000,
-        timeoutError: () => new Error('timed out'),
-      })
-    ).body.toString(),
-  );
-  t.match(alarms, { alarms: [{ alarm: 'CORRUPT' }] }, 'etcd holds a CORRUPT alarm');
   let refused = '';
   try {
     await k.put('after', 'x');

@@ -27,24 +27,7 @@ t.test("a snapshot over the restored members' quota: refused before any member i
     pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: String(2 * 1024 * 1024) }] },
   });
   await k.put('live', 'taking writes');
-  const before = k.livePods();
-  on.setAwsSecret(k, 'aws');
-  k.nodeEnv = {};
-  k.related = [on.restore('r', '2026-07-01T00:00:00Z', { path: on.path, awsSecret: 'aws' })];
-  const phases: string[] = [];
-  let dropped = false;
-  await k
-    .converge(
-      'the restore ends',
-      (res) => {
-        const phase = status(res).restore?.phase;
-        if (phase && phases.at(-1) !== phase) phases.push(phase);
-        if (!before.every((p) => k.livePods().includes(p))) dropped = true;
-        return phase === 'Restored' || phase === 'Failed';
-      },
-      180_000,
-    )
-    .catch((err: Error) => t.comment(err.message.slice(0, 300)));
+  const { phases, dropped } = await on.restoreEnds(t, k, 180_000);
   const res = await k.step();
   t.comment(`phases: ${phases.join(' -> ')}; pods: ${k.livePods().join(', ')}; reason ${status(res).reason}`);
   t.notOk(dropped, 'no live member dropped');

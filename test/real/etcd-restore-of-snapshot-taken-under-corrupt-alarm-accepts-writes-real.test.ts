@@ -8,20 +8,11 @@
 // member is made from the one snapshot, so they agree by construction, and the alarm names a member that is gone.
 // The restored cluster takes writes, every key of the snapshot there. (Found by the issue 30 attack.)
 import t from 'tap';
-import { call } from '../../lib/http.js';
 import { RestoresOnMoto } from '../fixtures/etcd-restore-moto.js';
-import { EtcdKubelet } from '../fixtures/etcd-kubelet.js';
+import { EtcdKubelet, maintenance, memberAlarm } from '../fixtures/etcd-kubelet.js';
 import { allReady, status } from '../fixtures/etcd-status.js';
 
 const on = new RestoresOnMoto('crp');
-
-const alarm = async (ep: string, action: 'ACTIVATE' | 'DEACTIVATE', memberID: string) =>
-  call(new URL(ep + '/v3/maintenance/alarm'), {
-    method: 'POST',
-    body: JSON.stringify({ action, memberID, alarm: 'CORRUPT' }),
-    timeoutMs: 3000,
-    timeoutError: () => new Error('timed out'),
-  });
 
 t.test(
   'a snapshot that carries a CORRUPT alarm of its old member: restored, the alarm disarmed, writes taken',
@@ -33,18 +24,7 @@ t.test(
     for (let i = 0; i < 10; i++) await k.put(`key-${i}`, 'in the snapshot');
     // etcd raises CORRUPT, as its corruption check does (under the member ID it found disagreeing).
     const ep = k.endpoint('crp-1');
-    const st = JSON.parse(
-      (
-        await call(new URL(ep + '/v3/maintenance/status'), {
-          method: 'POST',
-          body: '{}',
-          timeoutMs: 3000,
-          timeoutError: () => new Error('timed out'),
-        })
-      ).body,
-    );
-    const member = String(st.header.member_id);
-    await alarm(ep, 'ACTIVATE', member);
+    await memberAlarm(ep);
     const refused = await k.put('x', 'y').then(
       () => '',
       (err: Error) => err.message,
@@ -52,27 +32,10 @@ t.test(
     t.match(refused, /corrupt/i, 'the CORRUPT alarm is raised: writes refused');
     // The periodic backup of the moment, then the alarm resolved on the live cluster.
     await on.snapshot(k, 'crp-0', on.path);
-    await alarm(ep, 'DEACTIVATE', member);
+    await memberAlarm(ep, 'CORRUPT', 'DEACTIVATE');
     await k.put('live', 'written after the alarm was resolved');
-    const before = k.livePods();
 
-    on.setAwsSecret(k, 'aws');
-    k.nodeEnv = {};
-    k.related = [on.restore('r', '2026-07-01T00:00:00Z', { path: on.path, awsSecret: 'aws' })];
-    const phases: string[] = [];
-    let dropped = false;
-    await k
-      .converge(
-        'the restore ends',
-        (res) => {
-          const phase = status(res).restore?.phase;
-          if (phase && phases.at(-1) !== phase) phases.push(phase);
-          if (!before.every((p) => k.livePods().includes(p))) dropped = true;
-          return phase === 'Restored' || phase === 'Failed';
-        },
-        150_000,
-      )
-      .catch((err: Error) => t.comment(err.message.slice(0, 300)));
+    const { phases, dropped } = await on.restoreEnds(t, k, 150_000);
     const res = await k.step();
     const available = status(res).conditions?.find((c: any) => c.type === 'Available');
     t.comment(`phases: ${phases.join(' -> ')}; pods: ${k.livePods().join(', ')}; ${JSON.stringify(available)}`);
@@ -85,16 +48,7 @@ t.test(
     t.equal(status(res).restore?.phase, 'Restored', 'and the restore says it restored');
     t.match(available, { status: 'True' }, 'available, not QuorumLost');
     for (let i = 0; i < 10; i++) t.equal(await k.get(`key-${i}`), 'in the snapshot', `key-${i} restored`);
-    const left = JSON.parse(
-      (
-        await call(new URL(k.endpoint(k.livePods()[0]!) + '/v3/maintenance/alarm'), {
-          method: 'POST',
-          body: '{"action":"GET"}',
-          timeoutMs: 3000,
-          timeoutError: () => new Error('timed out'),
-        })
-      ).body,
-    );
+    const left = await maintenance(k.endpoint(k.livePods()[0]!), 'alarm', { action: 'GET' });
     t.notOk(left.alarms?.length, `no alarm left (${JSON.stringify(left.alarms ?? [])})`);
   },
 );

@@ -5,18 +5,17 @@
 // replicated back: two histories. The safe answer is to stay read-only and say PrimaryUnverified until the replica
 // answers (or its volume is deleted by the user, giving its data up).
 // Real MariaDB (test/fixtures/mysql-members.ts), as test/real/mysql-primary-peers-real.test.ts.
-import { cpSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import t from 'tap';
 import {
   probe,
   resolveAs,
+  rolledBack,
   sql,
   startMember,
-  startServer,
   startSidecar,
   stopMember,
   until,
+  volumeCopy,
   type Member,
 } from '../fixtures/mysql-members.js';
 
@@ -48,11 +47,7 @@ t.test(
     replica = await startMember(1);
     await until('member 1 to replicate', () => probe(replica));
     // A backup (a volume snapshot) of member 0, taken with its server stopped: it holds the cluster's history.
-    await stopMember(primary);
-    const backup = join(primary.dir, 'backup');
-    cpSync(join(primary.dir, 'data'), backup, { recursive: true });
-    await startServer(primary, false);
-    startSidecar(primary);
+    const backup = await volumeCopy(primary);
     await until('the primary to open again', () => probe(primary));
     // Orders taken after the backup: member 1 holds them.
     for (let i = 2; i <= 5; i++) await sql(primary, `INSERT INTO shop.orders VALUES (${i}, 'order-${i}')`);
@@ -64,10 +59,7 @@ t.test(
     // Member 1's node is lost (its name does not resolve); member 0's volume is rolled back to the backup.
     await stopMember(replica);
     resolveAs(1);
-    await stopMember(primary);
-    rmSync(join(primary.dir, 'data'), { recursive: true, force: true });
-    cpSync(backup, join(primary.dir, 'data'), { recursive: true });
-    await startServer(primary, false);
+    await rolledBack(primary, backup);
     const mine = await sql(primary, 'SELECT @@global.gtid_current_pos');
     t.equal(await sql(primary, 'SELECT COUNT(*) FROM shop.orders'), '1', `member 0 holds 1 order (${mine})`);
     startSidecar(primary);

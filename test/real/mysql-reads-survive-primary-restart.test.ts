@@ -5,20 +5,12 @@
 // with read replicas serves reads while one member, the primary, restarts (the developers' guide: "a container crashes
 // and restarts (one, a majority, all at once)"). Real MariaDB (test/fixtures/mysql-members.ts).
 import t from 'tap';
-import { exited, probe, replicatedPair, sql, stopMember, until, type Member } from '../fixtures/mysql-members.js';
+import { exited, pairOfTheseTests, probe, readyWithin, sql } from '../fixtures/mysql-members.js';
 
-let primary: Member;
-let replica: Member;
-
-t.before(async () => {
-  ({ primary, replica } = await replicatedPair());
-});
-
-t.teardown(async () => {
-  for (const m of [primary, replica]) if (m) await stopMember(m);
-});
+const pair = pairOfTheseTests();
 
 t.test('a replica that holds all the data stays Ready for reads while member 0 restarts', async (t) => {
+  const { primary, replica } = pair;
   t.ok(await probe(replica), 'member 1 is Ready before');
   // Member 0's server goes away (its pod being made again); the replica's IO thread tries to reconnect.
   primary.sidecar?.kill('SIGTERM');
@@ -29,10 +21,7 @@ t.test('a replica that holds all the data stays Ready for reads while member 0 r
   await new Promise((r) => setTimeout(r, 15_000));
   const rows = await sql(replica, 'SELECT COUNT(*) FROM shop.orders');
   t.equal(rows, '2', 'member 1 holds every row member 0 had');
-  const ready = await until('member 1 Ready', async () => (await probe(replica)) || undefined, 10_000).then(
-    () => true,
-    () => false,
-  );
+  const ready = await readyWithin(replica, 10_000);
   const status = await sql(replica, 'SHOW REPLICA STATUS').catch(() => '');
   t.ok(
     ready,

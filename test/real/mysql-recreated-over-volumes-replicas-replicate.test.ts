@@ -8,30 +8,21 @@
 // Real MariaDB (test/fixtures/mysql-members.ts), as test/real/mysqlcluster-real.test.ts.
 import t from 'tap';
 import {
+  pairOfTheseTests,
   probe,
-  replicatedPair,
   sql,
   startServer,
   startSidecar,
   stopMember,
   until,
-  type Member,
 } from '../fixtures/mysql-members.js';
 
-let primary: Member;
-let replica: Member;
-
-t.before(async () => {
-  ({ primary, replica } = await replicatedPair());
-});
-
-t.teardown(async () => {
-  for (const m of [primary, replica]) if (m) await stopMember(m);
-});
+const pair = pairOfTheseTests();
 
 t.test(
   'a cluster created again over its volumes with the documented Secret (root password only): its replicas replicate again',
   async (t) => {
+    const { primary, replica } = pair;
     // kubectl delete mysqlcluster: the pods (and the Secret) go, the volumes stay.
     await stopMember(replica);
     await stopMember(primary);

@@ -7,31 +7,13 @@
 // (test/fixtures/mysql-members.ts).
 import type { ChildProcess } from 'node:child_process';
 import t from 'tap';
-import {
-  exited,
-  probe,
-  readLock,
-  replicatedPair,
-  sql,
-  stopMember,
-  until,
-  type Member,
-} from '../fixtures/mysql-members.js';
+import { exited, pairOfTheseTests, probe, readLock, sql, until } from '../fixtures/mysql-members.js';
 
-let primary: Member;
-let replica: Member;
 let lock: ChildProcess | undefined;
-
-t.before(async () => {
-  ({ primary, replica } = await replicatedPair());
-});
-
-t.teardown(async () => {
-  lock?.kill('SIGKILL');
-  for (const m of [primary, replica]) if (m) await stopMember(m);
-});
+const pair = pairOfTheseTests(() => lock?.kill('SIGKILL'));
 
 t.test('a caught-up replica lagging behind new writes stays Ready, and applies them', async (t) => {
+  const { primary, replica } = pair;
   t.ok(await probe(replica), 'member 1 is Ready: it holds what member 0 held');
   lock = await readLock(replica);
   await sql(primary, "INSERT INTO shop.orders VALUES (3, 'milk'), (4, 'bread')");

@@ -8,46 +8,25 @@
 // member 0's transactions and not applied them lasts as long as the test looks. Real MariaDB
 // (test/fixtures/mysql-members.ts), as test/real/mysqlcluster-real.test.ts.
 import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import t from 'tap';
 import {
   exited,
+  pairOfTheseTests,
   probe,
   readLock,
-  replicatedPair,
-  run,
+  readyWithin,
+  replicaStatus,
   sql,
   startSidecar,
-  stopMember,
   until,
   wipe,
-  type Member,
 } from '../fixtures/mysql-members.js';
 
-let primary: Member;
-let replica: Member;
 let lock: ChildProcess | undefined;
-
-t.before(async () => {
-  ({ primary, replica } = await replicatedPair());
-});
-
-t.teardown(async () => {
-  lock?.kill('SIGKILL');
-  for (const m of [primary, replica]) if (m) await stopMember(m);
-});
-
-/** SHOW REPLICA STATUS with its field names (the fixture's sql() leaves them out). */
-async function replicaStatus(m: Member): Promise<string> {
-  const { stdout } = await run('mysql', [
-    `--defaults-extra-file=${join(m.dir, 'client-root.cnf')}`,
-    '-e',
-    'SHOW REPLICA STATUS\\G',
-  ]);
-  return stdout;
-}
+const pair = pairOfTheseTests(() => lock?.kill('SIGKILL'));
 
 t.test('a replica whose volume was lost is not Ready for reads until it holds what member 0 holds', async (t) => {
+  const { primary, replica } = pair;
   await sql(primary, "INSERT INTO shop.orders VALUES (3, 'milk')");
   const held = await sql(primary, 'SELECT @@global.gtid_current_pos');
 
@@ -93,11 +72,5 @@ t.test('a replica whose volume was lost is not Ready for reads until it holds wh
     'the rows on member 1',
     async () => (await sql(replica, 'SELECT COUNT(*) FROM shop.orders')) === '3' || undefined,
   );
-  t.ok(
-    await until('member 1 Ready', async () => (await probe(replica)) || undefined, 30_000).then(
-      () => true,
-      () => false,
-    ),
-    'member 1 is Ready once it holds every row',
-  );
+  t.ok(await readyWithin(replica, 30_000), 'member 1 is Ready once it holds every row');
 });

@@ -6,33 +6,24 @@
 // missed. Losing one volume takes writes down, not reads, for as long as the recovery by hand takes
 // (docs/mysqlcluster.md "A primary with less data than its replicas"). The limits of that rule:
 // test/real/mysql-replica-refused-by-member-0-serves-reads-only-while-nothing-newer-exists.test.ts.
-import { join } from 'node:path';
 import t from 'tap';
 import {
   exited,
+  pairOfTheseTests,
   probe,
-  replicatedPair,
-  run,
+  readyWithin,
+  replicaField,
+  replicaStatus,
   sql,
   startSidecar,
-  stopMember,
   until,
   wipe,
-  type Member,
 } from '../fixtures/mysql-members.js';
 
-let primary: Member;
-let replica: Member;
-
-t.before(async () => {
-  ({ primary, replica } = await replicatedPair());
-});
-
-t.teardown(async () => {
-  for (const m of [primary, replica]) if (m) await stopMember(m);
-});
+const pair = pairOfTheseTests();
 
 t.test('a replica holding all the data keeps serving reads while member 0 comes back empty', async (t) => {
+  const { primary, replica } = pair;
   t.ok(await probe(replica), 'member 1 is Ready before');
   // Member 0's volume is lost: its pod comes back on an empty data directory, initialised by the image's entrypoint.
   await wipe(primary);
@@ -52,19 +43,9 @@ t.test('a replica holding all the data keeps serving reads while member 0 comes 
   startSidecar(primary);
   await new Promise((r) => setTimeout(r, 15_000));
   t.equal(await sql(replica, 'SELECT COUNT(*) FROM shop.orders'), '2', 'member 1 holds every row member 0 had');
-  const ready = await until('member 1 Ready', async () => (await probe(replica)) || undefined, 10_000).then(
-    () => true,
-    () => false,
-  );
-  // The replica's status with its field names (sql() reads without them): the client option file sql() wrote.
-  const status = await run('mysql', [
-    `--defaults-extra-file=${join(replica.dir, 'client-root.cnf')}`,
-    '-e',
-    'SHOW REPLICA STATUS\\G',
-  ])
-    .then((r) => r.stdout)
-    .catch(() => '');
-  const field = (name: string) => new RegExp(`${name}: ([^\\n]*)`).exec(status)?.[1]?.trim() ?? '?';
+  const ready = await readyWithin(replica, 10_000);
+  const status = await replicaStatus(replica).catch(() => '');
+  const field = (name: string) => replicaField(status, name);
   t.ok(
     ready,
     `member 1 stays Ready for reads (Slave_IO_Running: ${field('Slave_IO_Running')}; Last_IO_Errno: ${field('Last_IO_Errno')}; Last_IO_Error: ${field('Last_IO_Error').slice(0, 120)})`,

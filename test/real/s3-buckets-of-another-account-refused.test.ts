@@ -96,6 +96,26 @@ async function start(t: { teardown(fn: () => void): void }) {
   return { endpoint, operator, tenant };
 }
 
+/**
+ * The operator's AWS API on `endpoint` with `operator`'s key, through a proxy that answers ExpectedBucketOwner as AWS
+ * does (moto ignores it): the proxy, and the API with a call deadline.
+ */
+async function operatorThroughProxy(
+  t: { teardown(fn: () => void): void },
+  endpoint: string,
+  operator: { accessKeyId: string; secretAccessKey: string },
+) {
+  const proxy = await expectedBucketOwnerProxy({ endpoint });
+  t.teardown(() => proxy.close());
+  const operatorApi = new SdkAwsApi({
+    endpoint: proxy.endpoint,
+    region: 'us-east-1',
+    credentials: operator,
+    requestTimeoutMs: 4000,
+  });
+  return { proxy, aws: () => operatorApi.withDeadline(7000) };
+}
+
 const resource = (name: string, bucket: string): CompositeSyncRequest =>
   ({
     controller: {},
@@ -131,15 +151,7 @@ t.test(
       );
     }
     // The operator's calls, through a proxy that answers ExpectedBucketOwner as AWS does (moto ignores it).
-    const proxy = await expectedBucketOwnerProxy({ endpoint });
-    t.teardown(() => proxy.close());
-    const operatorApi = new SdkAwsApi({
-      endpoint: proxy.endpoint,
-      region: 'us-east-1',
-      credentials: operator,
-      requestTimeoutMs: 4000,
-    });
-    const aws = () => operatorApi.withDeadline(7000);
+    const { proxy, aws } = await operatorThroughProxy(t, endpoint, operator);
     const ready: string[] = [];
     for (let i = 0; i < RESOURCES; i++) {
       const res: any = await s3Sync(resource(`r${i}`, `team-a-own-account-${i}`), aws(), new Date(), {
@@ -187,15 +199,7 @@ t.test(
   "a refused spec whose bucket another account took since revokes the tenant user's grant on that name",
   async (t) => {
     const { endpoint, operator, tenant } = await start(t);
-    const proxy = await expectedBucketOwnerProxy({ endpoint });
-    t.teardown(() => proxy.close());
-    const operatorApi = new SdkAwsApi({
-      endpoint: proxy.endpoint,
-      region: 'us-east-1',
-      credentials: operator,
-      requestTimeoutMs: 4000,
-    });
-    const aws = () => operatorApi.withDeadline(7000);
+    const { aws } = await operatorThroughProxy(t, endpoint, operator);
     const bucket = 'team-a-data-moved';
     const request = (spec: Record<string, unknown>, status?: unknown, children: unknown[] = []) => {
       const r: any = resource('data', bucket);

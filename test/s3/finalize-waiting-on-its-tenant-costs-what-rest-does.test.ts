@@ -11,45 +11,8 @@
 // Must hold: a finalize that waits on what only the tenant can change backs off: an hour of waiting costs at most
 // twice what an hour at rest does.
 import t from 'tap';
-import type { AwsApi } from '../../hooks/s3/api.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
-import { NamespaceResource } from '../fixtures/s3-namespace.js';
-
-/** A view of the fake that counts every AwsApi method called. */
-function counting(fake: FakeAws): { aws: AwsApi; sent: string[] } {
-  const sent: string[] = [];
-  const aws: AwsApi = new Proxy(fake, {
-    get(target, prop, receiver) {
-      if (prop === 'withDeadline') return () => aws;
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        sent.push(String(prop));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { aws, sent };
-}
-
-const HOUR = 3600;
-
-/** An hour of `which` calls of a resource with `r`'s state on a counting view of the fake, each asked again after the
- * seconds its answer says (300: the resync period): how many calls, how many AWS calls, the resource as it ends. */
-async function anHour(fake: FakeAws, r: NamespaceResource, which: 'sync' | 'finalize') {
-  const { aws, sent } = counting(fake);
-  const view = new NamespaceResource(fake, r.namespace, r.name, r.spec, r.settings, aws);
-  view.status = r.status;
-  view.children = r.children;
-  let calls = 0;
-  for (let elapsed = 0; elapsed < HOUR; calls++) {
-    const res = await view[which]();
-    const wait = res.resyncAfterSeconds ?? 300;
-    elapsed += wait;
-    fake.now = new Date(fake.now.getTime() + wait * 1000);
-  }
-  return { hookCalls: calls, awsCalls: sent.length, view };
-}
+import { anHour, NamespaceResource } from '../fixtures/s3-namespace.js';
 
 t.test('a finalize waiting on a bucket its tenant has not emptied costs about what an hour at rest does', async (t) => {
   const fake = new FakeAws();

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { AwsError, type AwsApi } from '../../hooks/s3/api.js';
 import { CALLS_PERIOD_SECONDS, WAITING_FOR_SHARE } from '../../hooks/s3/share.js';
-import { FakeAws } from '../fixtures/fake-aws.js';
+import { FakeAws, viewOf } from '../fixtures/fake-aws.js';
 import { budgeted } from '../fixtures/hooks.js';
 import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
@@ -27,17 +27,10 @@ const EXTRA = 60;
 /** A view of the fake that counts every AwsApi call, and throttles (as IAM does) past `limit` calls of the window. */
 function account(fake: FakeAws, limit = Infinity): { aws: AwsApi; calls: () => number; reset: () => void } {
   let calls = 0;
-  const aws: AwsApi = new Proxy(fake, {
-    get(target, prop, receiver) {
-      if (prop === 'withDeadline') return () => aws;
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        calls++;
-        if (calls > limit) throw new AwsError('Throttling', 'Rate exceeded', String(prop));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  const aws = viewOf(fake, async (method, _args, call) => {
+    calls++;
+    if (calls > limit) throw new AwsError('Throttling', 'Rate exceeded', method);
+    return call();
   });
   return { aws, calls: () => calls, reset: () => (calls = 0) };
 }

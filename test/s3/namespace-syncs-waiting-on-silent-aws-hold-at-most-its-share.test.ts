@@ -8,9 +8,9 @@
 // Stand-in: the in-memory AWS, whose calls about buckets in the dropped region never answer until the test lets them
 // go (the deadline). Metacontroller's five workers call the hook with five of A's resources at once.
 import t from 'tap';
-import { AwsError, type AwsApi } from '../../hooks/s3/api.js';
+import { AwsError } from '../../hooks/s3/api.js';
 import { WAITING_FOR_SHARE } from '../../hooks/s3/share.js';
-import { FakeAws } from '../fixtures/fake-aws.js';
+import { FakeAws, viewOf } from '../fixtures/fake-aws.js';
 import { budgeted } from '../fixtures/hooks.js';
 import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
@@ -25,21 +25,14 @@ const SHARE = 2;
 function droppedRegion(fake: FakeAws) {
   let pending = 0;
   const waiters: Array<() => void> = [];
-  const aws: AwsApi = new Proxy(fake, {
-    get(target, prop, receiver) {
-      if (prop === 'withDeadline') return () => aws;
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return async (...args: unknown[]) => {
-        if (prop === 'findBucket' && args[1] === DROPPED) {
-          pending++;
-          await new Promise<void>((resolve) => waiters.push(resolve));
-          pending--;
-          throw new AwsError('TimeoutError', 'no answer within 4000 ms', 'GetBucketTagging');
-        }
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
+  const aws = viewOf(fake, async (method, args, call) => {
+    if (method === 'findBucket' && args[1] === DROPPED) {
+      pending++;
+      await new Promise<void>((resolve) => waiters.push(resolve));
+      pending--;
+      throw new AwsError('TimeoutError', 'no answer within 4000 ms', 'GetBucketTagging');
+    }
+    return call();
   });
   return { aws, pending: () => pending, release: () => waiters.splice(0).forEach((w) => w()) };
 }

@@ -2,30 +2,13 @@
 // every call it makes, read or write, counted on the in-memory AWS. It rechecks the bound each time (a place freed by
 // a bucket deleted out of band is found by the prune and taken), and makes nothing while refused.
 import t from 'tap';
-import { OWNER_TAG, type AwsApi } from '../../hooks/s3/api.js';
+import { OWNER_TAG } from '../../hooks/s3/api.js';
 import { ENTRY_SETTLE_SECONDS, PRUNE_PER_SYNC } from '../../hooks/s3/ledger.js';
-import { FakeAws } from '../fixtures/fake-aws.js';
+import { counting, FakeAws } from '../fixtures/fake-aws.js';
 import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
 const LIMIT = 2;
 const settings = { bucketsPerNamespace: LIMIT };
-
-/** A view of the fake that names every AwsApi method called, in order. */
-function counting(fake: FakeAws): { aws: AwsApi; sent: string[] } {
-  const sent: string[] = [];
-  const aws: AwsApi = new Proxy(fake, {
-    get(target, prop, receiver) {
-      if (prop === 'withDeadline') return () => aws;
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        sent.push(String(prop));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { aws, sent };
-}
 
 const userOf = (fake: FakeAws, name: string) =>
   [...fake.users.values()].some((u) => u.tags.get(OWNER_TAG) === `tenant-a/${name}`);

@@ -4,46 +4,10 @@
 // 30 s for good (one resource with nine such buckets: 120 syncs and 1,920 AWS calls an hour, 2.3 times the same ten
 // buckets at rest), on the AWS identity every namespace shares. An hour of waiting costs at most twice an hour at rest.
 import t from 'tap';
-import type { AwsApi } from '../../hooks/s3/api.js';
 import { MAX_BUCKETS } from '../../hooks/s3/sync.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
 import { budgeted } from '../fixtures/hooks.js';
-import { NamespaceResource } from '../fixtures/s3-namespace.js';
-
-/** A view of the fake that counts every AwsApi method called. */
-function counting(fake: FakeAws): { aws: AwsApi; sent: string[] } {
-  const sent: string[] = [];
-  const aws: AwsApi = new Proxy(fake, {
-    get(target, prop, receiver) {
-      if (prop === 'withDeadline') return () => aws;
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        sent.push(String(prop));
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
-  return { aws, sent };
-}
-
-const HOUR = 3600;
-
-/** An hour of syncs of `r` on a counting view of the fake, each asked again after the seconds its answer says. */
-async function anHour(fake: FakeAws, r: NamespaceResource) {
-  const { aws, sent } = counting(fake);
-  const view = new NamespaceResource(fake, r.namespace, r.name, r.spec, r.settings, aws);
-  view.status = r.status;
-  view.children = r.children;
-  let calls = 0;
-  for (let elapsed = 0; elapsed < HOUR; calls++) {
-    const res = await view.sync();
-    const wait = res.resyncAfterSeconds ?? 300;
-    elapsed += wait;
-    fake.now = new Date(fake.now.getTime() + wait * 1000);
-  }
-  return { hookCalls: calls, awsCalls: sent.length, view };
-}
+import { anHour, NamespaceResource } from '../fixtures/s3-namespace.js';
 
 /** Tenant A's resource `name`, made Ready on `bucket`. */
 async function ready(fake: FakeAws, name: string, spec: Record<string, unknown>) {
