@@ -242,7 +242,7 @@ t.test(
     const base = request('memcached', { size: 1, image: 'memcached:1.6' });
     const ns = base.parent.metadata.namespace!;
     const name = base.parent.metadata.name!;
-    const related = objectMap([admin('old-pods', ns, { matchLabels: { tier: 'old' } })], 'v1', [NP]);
+    const related = objectMap([adminEgress('old-pods', ns, { matchLabels: { tier: 'old' } })], 'v1', [NP]);
     const first: any = memcachedSync({ ...base, related }, FIXED_NOW);
     const observed = structuredClone(first.children.find((c: any) => c.kind === 'Deployment'));
     observed.spec.template.metadata.labels.tier = 'old';
