@@ -1,0 +1,70 @@
+// Issue 29 (what tenants share): docs/operating.md ("Metacontroller's workers") says a namespace's EtcdCluster syncs
+// take their room in the namespace's share before they dial, so that "at most 2 of a namespace's syncs dial at once,
+// so at most 2 workers wait on its members" (TENANT_MAX_SYNCS), of the 5 Metacontroller gives the EtcdCluster
+// controller for every namespace. The share lives in the memory of one hook server process (hooks/etcdcommon/etcd.ts,
+// one Limiter per process), and the shipped Deployment runs two replicas behind one Service
+// (manifests/deploy/deployment.yaml `replicas: 2`, charts/metaops/values.yaml `replicas: 2`): Metacontroller's five
+// workers call the Service, whose connections kube-proxy spreads over both. Tenant A's clusters whose members accept
+// connections and never answer (A's image) then hold 2 syncs dialling in each replica: 4 of the 5 workers wait on A's
+// members, and every other namespace's EtcdCluster syncs share the one left (the same holds for the S3 hook's
+// S3_TENANT_MAX_SYNCS, whose AWS-call budget docs/s3.md says is per replica, but whose 2 workers are not).
+//
+// Stand-in: two hook servers as the two replicas (each its own process state: its own etcd client), A's four syncs
+// of single-member clusters sent at once, two to each, as the Service would spread them. Control: the same four syncs
+// to one replica dial two at once (the other two are answered 429 at once).
+import t from 'tap';
+import { TENANT_MAX_SYNCS } from '../../hooks/etcdcommon/etcd.js';
+import { testApp } from '../fixtures/app.js';
+import { membersBehind, syncBody } from '../fixtures/etcd-workers.js';
+import { FIXED_NOW } from '../fixtures/requests.js';
+import { silentEtcd } from '../fixtures/net.js';
+
+const TOKEN = 'etcd-replicas-share-token-0123456789abcdef';
+const CLUSTER_ID = '1234567890123456789';
+
+/** One replica of the Deployment: a hook server with its own etcd client (its own process state). */
+function replica(t: Parameters<Parameters<typeof t.test>[1]>[0], port: number) {
+  const client = membersBehind(port, false);
+  const app = testApp({
+    auth: { bearer: TOKEN },
+    services: { now: () => FIXED_NOW },
+    clients: { etcdcluster: { etcd: () => client } },
+  });
+  t.teardown(() => app.close());
+  return app;
+}
+
+/** A's sync of its single-member cluster `name` (its member silent), sent to `app`: the status answered. */
+async function sync(app: ReturnType<typeof testApp>, name: string): Promise<number> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/hooks/etcdcluster/sync',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    payload: syncBody('ns-a', name, 1, { clusterID: CLUSTER_ID }),
+  });
+  return res.statusCode;
+}
+
+t.test(
+  "a namespace's EtcdCluster syncs dialling at once stay within its share across the Deployment's two replicas",
+  async (t) => {
+    t.equal(TENANT_MAX_SYNCS, 2);
+    const silent = await silentEtcd(t);
+
+    // Control: one replica takes two of A's four syncs and answers the others 429 at once.
+    const one = replica(t, silent.port);
+    const alone = await Promise.all([0, 1, 2, 3].map((i) => sync(one, `c${i}`)));
+    t.equal(alone.filter((s) => s === 429).length, 2, `one replica: two of A's four syncs told to retry (${alone})`);
+
+    // The Deployment's two replicas, A's four syncs spread over them as the Service spreads connections.
+    const first = replica(t, silent.port);
+    const second = replica(t, silent.port);
+    const spread = await Promise.all([0, 1, 2, 3].map((i) => sync(i % 2 ? second : first, `a${i}`)));
+    const dialled = spread.filter((s) => s !== 429).length;
+    t.ok(
+      dialled <= TENANT_MAX_SYNCS,
+      `A's syncs that dialled its silent members at once, each holding one of Metacontroller's 5 workers: ${dialled} ` +
+        `(statuses ${spread}); the namespace's share allows ${TENANT_MAX_SYNCS}`,
+    );
+  },
+);
