@@ -14,7 +14,10 @@
 // Stand-in: A's members as a client whose reads answer after 1.4 s as A's cluster and whose membership changes fail
 // after 3 s (what the HTTP client does against members that accept and never answer a change: the endpoints tried in
 // turn within MUTATION_BUDGET_MS); A's EtcdCluster at size 2 with its 3 members known (a scale-down); B's PodSet sync
-// posted by a worker of its own process (test/fixtures/other-tenant.ts) for 12 s.
+// posted by a worker of its own process (test/fixtures/other-tenant.ts) for 12 s. A's five workers post again at once
+// after a 429 (test/fixtures/slow-tenant-syncs.ts aWorker, as the fairness test does): Metacontroller requeues a key
+// told to retry after Retry-After (5 s), so this stands for a namespace with enough clusters (25 or more, each its own
+// key) that a key of A's is always ready. Control: the same syncs at size 3 (no membership change), B answered 200.
 import t, { type Test } from 'tap';
 import { serverBudget } from '../../lib/body-budget.js';
 import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
