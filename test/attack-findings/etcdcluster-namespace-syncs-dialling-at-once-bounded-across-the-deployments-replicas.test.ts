@@ -12,7 +12,7 @@
 // Stand-in: two hook servers as the two replicas (each its own process state: its own etcd client), A's four syncs
 // of single-member clusters sent at once, two to each, as the Service would spread them. Control: the same four syncs
 // to one replica dial two at once (the other two are answered 429 at once).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { TENANT_MAX_SYNCS } from '../../hooks/etcdcommon/etcd.js';
 import { testApp } from '../fixtures/app.js';
 import { membersBehind, syncBody } from '../fixtures/etcd-workers.js';
@@ -23,7 +23,7 @@ const TOKEN = 'etcd-replicas-share-token-0123456789abcdef';
 const CLUSTER_ID = '1234567890123456789';
 
 /** One replica of the Deployment: a hook server with its own etcd client (its own process state). */
-function replica(t: Parameters<Parameters<typeof t.test>[1]>[0], port: number) {
+function replica(t: Test, port: number) {
   const client = membersBehind(port, false);
   const app = testApp({
     auth: { bearer: TOKEN },
