@@ -1,9 +1,10 @@
 // Issue 29 (what tenants share), the body budget's turns (lib/body-budget.ts, docs/operating.md "the body budget's
 // turns"): tenant B's sync over half the reserve (a PodSet of 150 pods, ~850 KiB with the managed fields the API
 // server keeps) waits for the syncs tenant A has in hand, and is told to retry (429) once it has waited half the hook
-// deadline (4.25 s). The documented bound of that wait is "A's silent members: about a call deadline, 1.5 s", which the
-// test of the fairness measures (test/lib/body-budget-large-syncs-answered-beside-another-namespaces-large-slow-syncs
-// .test.ts: members that never answer, so the sync stops after its reads). A's members run A's image and choose how
+// deadline (4.25 s). docs/operating.md leaves that wait to how long A's hooks hold their turns, and measures it with
+// A's silent members (about a call deadline, 1.5 s; test/lib/body-budget-large-syncs-answered-beside-another-
+// namespaces-large-slow-syncs.test.ts: members that never answer, so the sync stops after its reads), where B is
+// answered every time. A's members run A's image and choose how
 // they answer: members that answer every read just within the call deadline (1.4 s) with A's own cluster ID and
 // member IDs, and never answer a membership change, make each of A's syncs that changes membership (A's spec.size
 // one below or above its members) take its reads (1.4 s) and the change's whole budget (MUTATION_BUDGET_MS, 3 s):
