@@ -20,6 +20,10 @@
 // the last case, from Metacontroller's five workers on 25 of A's clusters, each key ready again after its Retry-After
 // (5 s) or the resync its answer asks (10 s). Measured (loaded 2-core machine, 2026-11-29): B told to retry on 3 of
 // 4-5 tries in each case; control, the same syncs at size 3 (no membership change), B answered 200 on 6 of 6.
+// Now a turn in hand is asked to give way once another namespace's request has waited half its wait
+// (lib/body-budget.ts GIVE_WAY_SHARE, Release.wanted): A's sync stops waiting for its membership change, answers it as
+// failed ("gave way to another namespace", tried again at its next sync), and B has the turn; alone, A's sync waits
+// for its change as before.
 import t, { type Test } from 'tap';
 import { serverBudget } from '../../lib/body-budget.js';
 import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
@@ -34,9 +38,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const TOKEN = 'body-budget-membership-token-0123456789abcdef';
-/** This session's port range (20000 + 100 * 34). */
-const PORT = 23400;
+/** This session's port range (20000 + 100 * 39). */
+const PORT = 23900;
 const PODS = 150;
+/** What A's answer says of a membership change that stopped waiting for B (hooks/etcdcluster/sync.ts unlessWanted). */
+const GAVE_WAY = 'gave way to another namespace';
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const CLUSTER_ID = etcdClusterId(3);
@@ -134,8 +140,10 @@ async function metacontrollerWorkers(
         headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
         body: large,
       });
-      const answer = (await res.json().catch(() => ({}))) as { resyncAfterSeconds?: number };
+      const text = await res.text();
+      const answer = (res.status === 200 ? JSON.parse(text) : {}) as { resyncAfterSeconds?: number };
       counts[`large ${res.status}`] = (counts[`large ${res.status}`] ?? 0) + 1;
+      if (text.includes(GAVE_WAY)) counts['gave way'] = (counts['gave way'] ?? 0) + 1;
       const after =
         res.status === 429 ? Number(res.headers.get('retry-after') ?? 5) : (answer.resyncAfterSeconds ?? 10);
       ready[key] = Date.now() + after * 1000;
@@ -188,13 +196,13 @@ async function beside(t: Test, port: number, large: string, keys = 0) {
   const { statuses } = await b;
   t.comment(`A's syncs: ${JSON.stringify(a)}; B's syncs: ${JSON.stringify(statuses)}`);
   t.ok((a['large 200'] ?? 0) > 0, "A's syncs are answered, in their turns");
-  return statuses;
+  return { statuses, a };
 }
 
 t.test(
   "control: beside another namespace's large syncs whose members answer reads just within the deadline",
   async (t) => {
-    const statuses = await beside(t, PORT, aSync(3));
+    const { statuses } = await beside(t, PORT, aSync(3));
     t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered");
   },
 );
@@ -202,7 +210,7 @@ t.test(
 t.test(
   "a namespace's sync is answered beside another namespace's large syncs held by membership changes its members never answer",
   async (t) => {
-    const statuses = await beside(t, PORT + 1, aSync(2));
+    const { statuses } = await beside(t, PORT + 1, aSync(2));
     t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered, none told to retry");
   },
 );
@@ -210,7 +218,25 @@ t.test(
 t.test(
   "a namespace's sync is answered beside another namespace's clusters held by membership changes, as Metacontroller requeues them",
   async (t) => {
-    const statuses = await beside(t, PORT + 2, aSync(2), 25);
+    const { statuses, a } = await beside(t, PORT + 2, aSync(2), 25);
     t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered, none told to retry");
+    t.ok(
+      (a['gave way'] ?? 0) > 0,
+      "A's membership changes gave way to B's waiting sync (tried again at A's next sync)",
+    );
   },
 );
+
+t.test("alone, a namespace's sync waits for its membership change: it gives way to nobody", async (t) => {
+  const app = testApp({ auth: { bearer: TOKEN }, clients: { etcdcluster: { etcd: () => slowMembers } } });
+  t.teardown(() => app.close());
+  const res = await app.inject({
+    method: 'POST',
+    url: '/hooks/etcdcluster/sync',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    payload: aSync(2),
+  });
+  t.equal(res.statusCode, 200);
+  t.notMatch(res.body, GAVE_WAY, 'the change was waited for');
+  t.match(res.body, /remove e-2 failed/, 'the change failed as its members never answered it');
+});
