@@ -150,6 +150,14 @@ export class LazyCallContext implements CallContext<Record<string, unknown>, Rec
     return (this.controller ??= new AbortController()).signal;
   }
 
+  /** The call's turn of the body budget, when it holds one: its `wanted` signal is made when a hook asks for it. */
+  turn: { wanted(): AbortSignal } | undefined;
+
+  /** Aborted when another namespace's request has waited for the body budget this call's turn holds (CallContext). */
+  get turnWanted(): AbortSignal | undefined {
+    return this.turn?.wanted();
+  }
+
   /**
    * The deadline passed: every client call made with the signal stops. A hook that asks for the signal only
    * later (after an await) gets it already aborted: the controller is made here if it was not yet.

@@ -17,7 +17,10 @@
 // next turn goes to the namespace whose last turn of the budget is the oldest (one never served, or not for long,
 // first), and in arrival order within a namespace; a request that does not fit yet holds back the others, so a large
 // body is not passed by small ones forever. Another namespace's request then waits for at most the turns in hand,
-// not for every request the first namespace has waiting. Metacontroller names the namespace only in the body (one URL
+// not for every request the first namespace has waiting; and once one has waited half its wait (GIVE_WAY_SHARE), the
+// turns of other namespaces in hand are asked to give way (Release.wanted, a hook's turnWanted): a hook waiting on what
+// its tenant controls (an EtcdCluster membership change its members never answer) stops waiting and answers, and its
+// turn is given back as ever, once it has answered. Metacontroller names the namespace only in the body (one URL
 // per hook, no header): a request that finds no turn at once has the start of its body read first (lib/hook-routes.ts,
 // NAMESPACE_HEAD_BYTES at most, lib/body-head.ts namespaceOfHead), the bytes given back to the body's parse; the
 // starts read and waiting are at most HEADS_ROOM together. A start that names no namespace within those bytes (the
@@ -50,6 +53,11 @@ export const NAMESPACE_HEAD_BYTES = 64 * 1024;
  * reads none and counts as the namespace ''.
  */
 export const HEADS_ROOM = 4 * 1024 * 1024;
+/**
+ * The part of its wait after which a request waiting for a turn of the budget asks the turns of other namespaces in
+ * hand to give way (Release.wanted): half (by default, a quarter of the hook deadline: 2.1 s of 8.5).
+ */
+export const GIVE_WAY_SHARE = 1 / 2;
 /** The namespaces whose last turn is remembered, at most: past it those with nothing waiting are forgotten. */
 export const NAMESPACES_REMEMBERED = 1024;
 
@@ -62,6 +70,9 @@ export function reserveOf(bytes: number): number {
 export function serverBudget(bytes: number = DEFAULT_BODY_BUDGET): BodyBudget {
   return new BodyBudget(bytes, MAX_WAITING, reserveOf(bytes), HEADS_ROOM);
 }
+
+/** A signal never aborted (a turn the budget never asks to give way). */
+const NEVER = new AbortController().signal;
 
 /** Why a request got no turn: it waited too long, too many wait, or its caller went away. */
 export class NoTurn extends Error {
@@ -81,7 +92,20 @@ export type Release = (() => void) & {
   readonly bytes: number;
   readonly reserved: boolean;
   readonly namespace: string | undefined;
+  /**
+   * Aborted when a request of another namespace has waited half its wait for a turn of the budget while this turn is
+   * in hand (GIVE_WAY_SHARE): a hook that waits long on what its tenant controls (an EtcdCluster membership change)
+   * stops waiting then and answers, and the turn goes to the other namespace. Made when first asked for.
+   */
+  wanted(): AbortSignal;
 };
+
+/** What the budget knows of a turn of it in hand: its namespace (once its body named it), who asked it to give way. */
+interface InHand {
+  namespace: string | undefined;
+  askedBy: Set<string> | undefined;
+  controller: AbortController | undefined;
+}
 
 interface Waiter {
   bytes: number;
@@ -103,6 +127,8 @@ export class BodyBudget {
   /** Turns of the budget given as the namespace '' (or before it was read), until their body names it (claim). */
   private readonly unnamed = new WeakSet<Release>();
   private headsInHand = 0;
+  /** The budget's turns in hand (not the reserve's): their namespace and who asked them to give way. */
+  private readonly turnsInHand = new Map<Release, InHand>();
   /** The most bytes ever in hand at once, the reserve's included (for tests and metrics). */
   peak = 0;
   /**
@@ -195,6 +221,7 @@ export class BodyBudget {
     return new Promise((resolve, reject) => {
       const done = () => {
         clearTimeout(timer);
+        clearTimeout(giveWay);
         signal?.removeEventListener('abort', gone);
         const at = this.waiting.indexOf(waiter);
         if (at >= 0) this.waiting.splice(at, 1);
@@ -224,6 +251,13 @@ export class BodyBudget {
           ),
         waitMs,
       );
+      // Waited half its wait: the turns of other namespaces in hand are asked to give way (their hooks that wait on
+      // what their tenant controls stop waiting and answer).
+      const giveWay: NodeJS.Timeout = setTimeout(
+        () => this.askToGiveWay(waiter.namespace),
+        Math.floor(waitMs * GIVE_WAY_SHARE),
+      );
+      giveWay.unref();
       signal?.addEventListener('abort', gone, { once: true });
       this.waiting.push(waiter);
       // Another namespace's request may be the next one and fit now.
@@ -238,6 +272,12 @@ export class BodyBudget {
    * '', counts as its namespace's last turn too). When not, the caller gives the turn back and answers 429.
    */
   claim(turn: Release, namespace: string): boolean {
+    const inHand = this.turnsInHand.get(turn);
+    if (inHand) {
+      inHand.namespace = namespace;
+      const by = [...(inHand.askedBy ?? [])].find((n) => n !== namespace);
+      if (by !== undefined) this.giveWay(inHand, by);
+    }
     if (this.unnamed.has(turn)) {
       this.unnamed.delete(turn);
       if (namespace !== turn.namespace) this.served(namespace);
@@ -274,6 +314,26 @@ export class BodyBudget {
     return bytes <= this.small && this.reservedInHand + bytes <= this.reserve;
   }
 
+  /**
+   * A request of `namespace` has waited half its wait: every turn of the budget in hand of another namespace is asked
+   * to give way (its `wanted` signal aborted; a turn whose namespace is not known yet is once its body names another).
+   * A request of no known namespace ('') asks nobody: it could be the namespace in hand.
+   */
+  private askToGiveWay(namespace: string): void {
+    if (namespace === '') return;
+    for (const inHand of this.turnsInHand.values()) {
+      if (inHand.namespace === namespace) continue;
+      (inHand.askedBy ??= new Set()).add(namespace);
+      if (inHand.namespace !== undefined) this.giveWay(inHand, namespace);
+    }
+  }
+
+  private giveWay(inHand: InHand, namespace: string): void {
+    inHand.controller?.abort(
+      new Error(`a request of namespace ${namespace} has waited for the server's body budget this turn holds`),
+    );
+  }
+
   /** `namespace`'s turn of the budget is the latest given. */
   private served(namespace: string): void {
     this.lastTurn.delete(namespace);
@@ -293,22 +353,39 @@ export class BodyBudget {
     else this.inHand += bytes;
     if (this.used > this.peak) this.peak = this.used;
     let given = false;
-    const release = Object.assign(
+    const release: Release = Object.assign(
       () => {
         if (given) return;
         given = true;
         if (reserved) this.reservedInHand -= bytes;
         else this.inHand -= bytes;
+        this.turnsInHand.delete(release);
         this.unclaim(release);
         this.grantWaiting();
       },
-      { bytes, reserved, namespace },
+      { bytes, reserved, namespace, wanted: () => this.wantedOf(release) },
     );
     if (!reserved) {
+      this.turnsInHand.set(release, { namespace: namespace || undefined, askedBy: undefined, controller: undefined });
       if (namespace !== undefined) this.served(namespace);
       if (!namespace) this.unnamed.add(release);
     }
     return release;
+  }
+
+  /**
+   * The signal aborted when `turn` is asked to give way (askToGiveWay): already aborted if a request of another
+   * namespace than the one its body named has asked. A turn of the reserve, or one given back, is never asked.
+   */
+  private wantedOf(turn: Release): AbortSignal {
+    const inHand = this.turnsInHand.get(turn);
+    if (!inHand) return NEVER;
+    if (!inHand.controller) {
+      inHand.controller = new AbortController();
+      const by = [...(inHand.askedBy ?? [])].find((n) => n !== inHand.namespace);
+      if (by !== undefined && inHand.namespace !== undefined) this.giveWay(inHand, by);
+    }
+    return inHand.controller.signal;
   }
 
   private unclaim(turn: Release): void {

@@ -6,6 +6,7 @@ import { createSecureContext } from 'node:tls';
 import type { AuthConfig } from './auth.js';
 import { DEFAULT_BODY_BUDGET } from './body-budget.js';
 import { LABEL_KEY_ENV, MIN_LABEL_KEY_LENGTH } from './parent-label.js';
+import { MAX_REPLICAS, REPLICAS_ENV } from './server-replicas.js';
 
 export interface TlsSettings {
   certFile: string;
@@ -282,6 +283,8 @@ export function settingsFromEnv(
     MAX_HOOK_DEADLINE_MS,
     problems,
   );
+  // Read by the operators' clients (lib/server-replicas.ts replicasOf); a wrong value stops the server here.
+  integer(env, REPLICAS_ENV, 1, 1, MAX_REPLICAS, problems);
   const tls = tlsSettings(env, problems);
   problems.push(...operatorProblems(env));
   if (problems.length > 0) throw new ConfigError(problems);

@@ -209,6 +209,8 @@ function serveRoute<B extends TSchema, R extends AnswerSchema>(
           OVERLOADED,
         );
       const ctx = contextOf(request, name, subject);
+      // A turn of the budget (not the reserve's) may be asked to give way to another namespace (turnWanted).
+      if (turn && !turn.release.reserved) ctx.turn = turn.release;
       const answered = (result: Static<R>) => {
         logAnswered(request.log, ctx);
         // Written from the children's texts measured by the answer budget when they were (lib/answer.ts answerText).

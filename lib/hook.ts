@@ -55,6 +55,13 @@ export interface CallContext<C = ClientFactories, K = unknown> {
   settings: K;
   /** Aborted when the route's deadline passes: client calls made with it stop then. */
   signal: AbortSignal;
+  /**
+   * Aborted when a request of another namespace has waited half its wait for the server's body budget while this
+   * call holds a turn of it (lib/body-budget.ts Release.wanted): a hook that waits long on what its tenant controls
+   * (an EtcdCluster membership change whose members never answer) stops waiting and answers, so that the turn goes
+   * to the other namespace. Undefined when the call holds no turn of the budget.
+   */
+  turnWanted?: AbortSignal | undefined;
 }
 
 /** What an operator's `clients` and `settings` functions are given: the server's environment, read once at start. */

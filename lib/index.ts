@@ -45,6 +45,7 @@ export * from './ownership.js';
 export { ordinalPodNames, podHolderRules, podHolderWants } from './podholders.js';
 export { holderJudge, holderRules, holderWants, namingsOf, type NameShape } from './holders.js';
 export * from './replicas.js';
+export { perReplica, replicasOf, REPLICAS_ENV } from './server-replicas.js';
 export * from './schemas.js';
 export * from './shares.js';
 export * from './spec.js';

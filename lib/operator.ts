@@ -538,6 +538,9 @@ class LazyCall<C, K> {
   get signal(): AbortSignal {
     return this.ctx.signal;
   }
+  get turnWanted(): AbortSignal | undefined {
+    return this.ctx.turnWanted;
+  }
   get log(): FastifyBaseLogger {
     return this.ctx.log;
   }

@@ -256,6 +256,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcommon/member-answer-not-http-refused-as-invalid.test.ts',
       // etcd's Maintenance Alarm API: alarms read by type, a disarm naming member and kind.
       'test/etcdcommon/client-alarms-listed-and-disarmed.test.ts',
+      // A namespace's syncs dialling at once over the Deployment's replicas (tenantMaxSyncs, METAOPS_REPLICAS).
+      'test/lib/namespace-syncs-waiting-at-once-within-its-share-over-the-deployments-replicas.test.ts',
     ],
     target: 85,
   },

@@ -642,9 +642,11 @@ async function dialled(
   if (decision.action) {
     const a = decision.action;
     try {
-      if (a.type === 'add') await client.memberAdd(endpoints, a.peerURL, a.learner);
-      else if (a.type === 'remove') await client.memberRemove(endpoints, a.id);
-      else await client.memberPromote(endpoints, a.id);
+      await unlessWanted(hook.turnWanted, () => {
+        if (a.type === 'add') return client.memberAdd(endpoints, a.peerURL, a.learner);
+        if (a.type === 'remove') return client.memberRemove(endpoints, a.id);
+        return client.memberPromote(endpoints, a.id);
+      });
       answer = { ...decision, ...decision.onSuccess };
       hook.event(memberEvent(a, decision.skipped));
     } catch (err) {
@@ -859,7 +861,41 @@ function holdForStorageClass(d: Decision, message: string, kept: HeldState, pare
 }
 
 /** What went wrong, as a stable kind plus etcd's own (sanitised) rejection; never a changing network error. */
+/** A membership change stopped (not waited for) because another namespace waits for the body budget this sync holds. */
+class GaveWay extends Error {}
+
+/**
+ * `change` waited for until it settles, or until `wanted` aborts (lib/hook.ts turnWanted: another namespace's
+ * request has waited half its wait for the body budget this sync's request holds, ~2.1 s), whichever is first:
+ * then the sync answers the change as failed (`gave way to another namespace`, tried again at the next sync, as a
+ * change whose members did not answer in time) and its turn goes to the other namespace. A change is made within
+ * MUTATION_BUDGET_MS (3 s) and the sync's reads first take up to a call deadline (1.5 s): a namespace whose members
+ * answer reads just in time and never answer a change otherwise held the budget ~4.6 s, past the other namespace's
+ * wait (half the hook deadline). The call left running ends within its own budget; it holds no request body.
+ */
+async function unlessWanted(wanted: AbortSignal | undefined, change: () => Promise<unknown>): Promise<void> {
+  if (!wanted) {
+    await change();
+    return;
+  }
+  if (wanted.aborted) throw new GaveWay('another namespace waits for the server');
+  const running = change();
+  let stop: (() => void) | undefined;
+  const gaveWay = new Promise<never>((_, reject) => {
+    stop = () => reject(new GaveWay('another namespace waits for the server'));
+    wanted.addEventListener('abort', stop, { once: true });
+  });
+  try {
+    await Promise.race([running, gaveWay]);
+  } finally {
+    wanted.removeEventListener('abort', stop!);
+    running.catch(() => undefined);
+    gaveWay.catch(() => undefined);
+  }
+}
+
 function failureKind(err: unknown): string {
+  if (err instanceof GaveWay) return 'gave way to another namespace waiting for the server';
   if (err instanceof EtcdError && err.code === 'TLS') return `TLS: ${sanitize(err.message, 160)}`;
   if (err instanceof EtcdError)
     return err.code === 'Rejected'

@@ -176,6 +176,11 @@ export interface HttpEtcdOptions {
   limiter?: Limiter;
   /** The caps per tenant (DialScope.tenant), shared like `limiter`. */
   tenants?: Shares;
+  /**
+   * The syncs of one tenant that dial at once in this server (TENANT_MAX_SYNCS alone; with the Deployment's replicas
+   * told, METAOPS_REPLICAS: perReplica(TENANT_MAX_SYNCS, replicas), lib/server-replicas.ts), shared like `tenants`.
+   */
+  tenantMaxSyncs?: number;
   /** DNS lookup (tests); node:dns lookup by default. */
   dnsLookup?: (name: string) => Promise<LookupAddress>;
 }
@@ -406,6 +411,8 @@ export const TENANT_MAX_CALLS = 48;
  * single-member clusters fitted at once, more than Metacontroller's 5 workers (shared by every namespace), each held
  * up to a call deadline or two by members that are silent or answer slowly; now at most 2 of the workers wait on one
  * namespace's members (a sync of 9 members, 37 calls, dials alone), the namespace's other syncs answered 429.
+ * The count is kept in each process: with the Deployment's replicas told (METAOPS_REPLICAS), each allows
+ * perReplica(TENANT_MAX_SYNCS, replicas) (lib/server-replicas.ts), so that the namespace's syncs stay within it over all of them.
  */
 export const TENANT_MAX_SYNCS = 2;
 /** Total time a membership change may spend trying endpoints one after another. */
@@ -514,6 +521,8 @@ export class HttpEtcdClient implements EtcdClient {
   readonly limiter: Limiter;
   /** The caps per tenant (shared by the clients etcdClients makes). */
   readonly tenants: Shares;
+  /** A tenant's syncs dialling at once in this server, at most (HttpEtcdOptions.tenantMaxSyncs). */
+  readonly tenantMaxSyncs: number;
   /**
    * A sync's view (scoped): the hosts it may dial, its own cap (`room`), what it takes of its tenant's share
    * (`reserve`: its cap, or a TENANT_MAX_SYNCS-th of the share if more), the address each host had in this sync, and
@@ -535,6 +544,7 @@ export class HttpEtcdClient implements EtcdClient {
     this.resolve = options.resolve ?? ((u) => u);
     this.limiter = options.limiter ?? new Limiter(SERVER_MAX_CALLS);
     this.tenants = options.tenants ?? new Shares(TENANT_MAX_CALLS);
+    this.tenantMaxSyncs = Math.max(1, options.tenantMaxSyncs ?? TENANT_MAX_SYNCS);
   }
 
   /** The same client (its gateway prefixes shared), every call of which stops when `signal` aborts. */
@@ -553,9 +563,10 @@ export class HttpEtcdClient implements EtcdClient {
     const view = this.withSignal(dial.signal);
     const wanted = Math.max(1, dial.maxCalls ?? SYNC_MAX_CALLS);
     const room = dial.tenant === undefined ? wanted : Math.min(wanted, this.tenants.max);
-    // However few calls the view makes, it takes a TENANT_MAX_SYNCS-th of the share: a tenant's views dial at most
-    // TENANT_MAX_SYNCS at a time, so that its small clusters' syncs cannot hold every one of the hook's callers.
-    const reserve = Math.min(this.tenants.max, Math.max(room, Math.ceil(this.tenants.max / TENANT_MAX_SYNCS)));
+    // However few calls the view makes, it takes a tenantMaxSyncs-th of the share: a tenant's views dial at most
+    // tenantMaxSyncs at a time (TENANT_MAX_SYNCS over the Deployment's replicas), so that its small clusters' syncs
+    // cannot hold every one of the hook's callers.
+    const reserve = Math.min(this.tenants.max, Math.max(room, Math.ceil(this.tenants.max / this.tenantMaxSyncs)));
     view.scope = {
       dial,
       limiter: new Limiter(room),

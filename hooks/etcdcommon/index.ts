@@ -7,6 +7,8 @@ import {
   clusterDomainProblem,
   plainDomain,
   type ClientEnvironment,
+  perReplica,
+  replicasOf,
   type KubeObject,
 } from '../../lib/index.js';
 import {
@@ -15,6 +17,7 @@ import {
   SERVER_MAX_CALLS,
   Shares,
   TENANT_MAX_CALLS,
+  TENANT_MAX_SYNCS,
   type EtcdClient,
   type TlsFiles,
 } from './etcd.js';
@@ -440,22 +443,30 @@ export function etcdSettingsProblems(env: NodeJS.ProcessEnv): string[] {
   ];
 }
 
-export function etcdClients(): EtcdClients {
+/** A tenant's syncs dialling at once in one replica of the server (METAOPS_REPLICAS, lib/server-replicas.ts). */
+export function tenantMaxSyncsOf(env: NodeJS.ProcessEnv): number {
+  return perReplica(TENANT_MAX_SYNCS, replicasOf(env));
+}
+
+export function etcdClients({ env }: ClientEnvironment = { env: {} }): EtcdClients {
   // perf: docs/performance.md. One client per TLS identity of a namespace, kept while used: it remembers which
   // gateway prefix each endpoint serves (/v3alpha for the default 3.2.13), which would otherwise cost two extra calls
   // every sync, and each member's TLS session. The plain client is one for the server and always kept.
   const clients = new NamespaceShares<EtcdClient>();
   // One cap on calls to etcd in flight for the whole server, whichever cluster or TLS identity they are for.
   const limiter = new Limiter(SERVER_MAX_CALLS);
-  // And one per tenant (a namespace), over its clusters and TLS identities.
+  // And one per tenant (a namespace), over its clusters and TLS identities: its syncs dialling at once, what this
+  // replica allows of TENANT_MAX_SYNCS (the Deployment's replicas each keep their own count).
   const tenants = new Shares(TENANT_MAX_CALLS);
-  const plain = new HttpEtcdClient({ limiter, tenants });
+  const tenantMaxSyncs = tenantMaxSyncsOf(env);
+  const plain = new HttpEtcdClient({ limiter, tenants, tenantMaxSyncs });
   return {
     etcd: (tls, namespace = '') => {
       if (!tls) return plain;
       const key = hash('sha256', JSON.stringify([tls.ca ?? '', tls.cert ?? '', tls.key ?? '']));
       let client = clients.get(namespace, key);
-      if (!client) clients.set(namespace, key, (client = new HttpEtcdClient({ tls, limiter, tenants })));
+      if (!client)
+        clients.set(namespace, key, (client = new HttpEtcdClient({ tls, limiter, tenants, tenantMaxSyncs })));
       return client;
     },
   };

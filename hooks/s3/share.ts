@@ -61,6 +61,12 @@ export class S3Tenants {
     readonly maxNamespaces: number = MAX_NAMESPACES,
     /** A namespace's calls per period for its bucket bound (tests of other rules give a roomy one). */
     private readonly callsOf: (bucketsPerNamespace: number) => number = callsPerPeriod,
+    /**
+     * A namespace's hook calls under way at once in this server: S3_TENANT_MAX_SYNCS alone; with the Deployment's
+     * replicas told (METAOPS_REPLICAS), perReplica(S3_TENANT_MAX_SYNCS, replicas) (lib/server-replicas.ts), so that the
+     * namespace holds at most S3_TENANT_MAX_SYNCS of Metacontroller's workers over all the replicas.
+     */
+    readonly maxSyncs: number = S3_TENANT_MAX_SYNCS,
   ) {}
 
   /** The namespace's hook calls under way. */
@@ -89,7 +95,7 @@ export class S3Tenants {
 
   /**
    * Runs `work` with `aws` counted against the namespace's budget, when the namespace has a place (fewer than
-   * S3_TENANT_MAX_SYNCS under way) and its budget holds a sync at rest; else throws, before any call, a ShareWait
+   * maxSyncs under way) and its budget holds a sync at rest; else throws, before any call, a ShareWait
    * (reason WAITING_FOR_SHARE) (asked again soon: once a place is likely free, or once the budget holds a sync at rest).
    */
   async run<T>(
@@ -106,10 +112,10 @@ export class S3Tenants {
     const { namespace, bucketsPerNamespace, now, withdraws = false } = call;
     const capacity = this.callsOf(bucketsPerNamespace);
     const under = this.inFlight(namespace);
-    if (under >= S3_TENANT_MAX_SYNCS) {
+    if (under >= this.maxSyncs) {
       throw new ShareWait(
         WAITING_FOR_SHARE,
-        `waiting for this namespace's share of the S3 hook: ${under} of its S3 resources' calls to AWS are under way, the most one namespace may have at once (${S3_TENANT_MAX_SYNCS}); nothing was sent to AWS and nothing changed, asked again in ${RETRY_SECONDS.soon} s`,
+        `waiting for this namespace's share of the S3 hook: ${under} of its S3 resources' calls to AWS are under way, the most one namespace may have at once in each of the hook server's replicas (${this.maxSyncs}); nothing was sent to AWS and nothing changed, asked again in ${RETRY_SECONDS.soon} s`,
         { retryAfterSeconds: RETRY_SECONDS.soon },
       );
     }

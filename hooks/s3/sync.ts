@@ -8,6 +8,9 @@
 // status recorded it as created by this resource *and* its tags, read right before, agree. What the hook does
 // when AWS is slow, wrong or someone else's: docs/s3-failures.md.
 import {
+  type ClientEnvironment,
+  perReplica,
+  replicasOf,
   allObserved,
   type ChildName,
   type CompositeSyncResponse,
@@ -104,7 +107,7 @@ import {
   reserveBucket,
 } from './ledger.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
-import { S3Tenants, ShareWait } from './share.js';
+import { MAX_NAMESPACES, S3_TENANT_MAX_SYNCS, S3Tenants, ShareWait, callsPerPeriod } from './share.js';
 import { parseJson } from '../../lib/index.js';
 
 /**
@@ -143,9 +146,11 @@ export interface S3Clients {
   tenants: S3Tenants;
 }
 
-export function s3Clients(): S3Clients {
+export function s3Clients({ env }: ClientEnvironment = { env: {} }): S3Clients {
   let aws: Promise<AwsApi> | undefined;
-  return { aws: () => (aws ??= import('./aws.js').then((m) => new m.SdkAwsApi())), tenants: new S3Tenants() };
+  // A namespace's calls under way at once: what this replica allows of S3_TENANT_MAX_SYNCS (METAOPS_REPLICAS).
+  const tenants = new S3Tenants(MAX_NAMESPACES, callsPerPeriod, perReplica(S3_TENANT_MAX_SYNCS, replicasOf(env)));
+  return { aws: () => (aws ??= import('./aws.js').then((m) => new m.SdkAwsApi())), tenants };
 }
 
 /**

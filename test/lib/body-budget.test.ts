@@ -8,6 +8,7 @@ import { buildApp, OVERLOADED, RETRY_AFTER_SECONDS } from '../../lib/app.js';
 import {
   BodyBudget,
   DEFAULT_BODY_BUDGET,
+  GIVE_WAY_SHARE,
   HEADS_ROOM,
   NAMESPACE_HEAD_BYTES,
   reserveOf,
@@ -467,3 +468,74 @@ t.test(
     t.equal(budget.heads, 0, 'the room for its start given back once it had its turn');
   },
 );
+
+t.test(
+  "a turn in hand is asked to give way once another namespace's request has waited half its wait (Release.wanted)",
+  async (t) => {
+    t.equal(GIVE_WAY_SHARE, 1 / 2);
+    const b = new BodyBudget(100, 16);
+    const a1 = await b.take(100, 1000, undefined, 'a');
+    const early = a1.wanted();
+    t.notOk(early.aborted, 'nobody waits: not asked');
+    // A's own request waiting asks nothing of A's turn; a request of no known namespace ('') neither.
+    const a2 = b.take(100, 80, undefined, 'a');
+    const unknown = b.take(100, 80);
+    await new Promise((r) => setTimeout(r, 60));
+    t.notOk(early.aborted, "A's own request and one of no known namespace, waiting past half their wait, ask nothing");
+    await t.rejects(a2);
+    await t.rejects(unknown);
+    // B's request waits: not asked before half its wait, asked after.
+    const b1 = b.take(60, 200, undefined, 'b');
+    await new Promise((r) => setTimeout(r, 20));
+    t.notOk(early.aborted, 'B has waited less than half its wait');
+    await new Promise((r) => setTimeout(r, 120));
+    t.ok(early.aborted, "B has waited half its wait: A's turn is asked to give way");
+    t.match(String(early.reason), /namespace b has waited/);
+    a1();
+    const turn = await b1;
+    t.equal(turn.namespace, 'b', "B's request has its turn once A's is given back");
+    t.notOk(turn.wanted().aborted, "B's turn is not asked (nobody waits)");
+    turn();
+    t.equal(b.used, 0);
+  },
+);
+
+t.test(
+  'a turn given before its namespace was known is asked only once its body names another namespace (claim)',
+  async (t) => {
+    const b = new BodyBudget(100, 16);
+    const first = b.takeNow(100)!;
+    t.equal(first.namespace, undefined, 'taken at once, before its body was read');
+    const b1 = b.take(60, 100, undefined, 'b');
+    await new Promise((r) => setTimeout(r, 70));
+    // Its body names B itself: B's request asked nothing of its own namespace.
+    t.ok(b.claim(first, 'b'));
+    t.notOk(first.wanted().aborted, "the turn is B's own: not asked by B's request");
+    await t.rejects(b1);
+    first();
+    const second = b.takeNow(100)!;
+    const b2 = b.take(60, 100, undefined, 'b');
+    await new Promise((r) => setTimeout(r, 70));
+    const wanted = second.wanted();
+    t.notOk(wanted.aborted, 'not known yet: not asked');
+    t.ok(b.claim(second, 'a'));
+    t.ok(wanted.aborted, "its body names A: B's request asked it to give way");
+    second();
+    (await b2)();
+    t.equal(b.used, 0);
+  },
+);
+
+t.test('a turn of the reserve is never asked to give way', async (t) => {
+  const b = new BodyBudget(100, 16, 40);
+  const large = await b.take(100, 1000, undefined, 'a');
+  const small = b.takeNow(10, 'a')!;
+  t.ok(small.reserved);
+  const waiting = b.take(60, 60, undefined, 'b');
+  await new Promise((r) => setTimeout(r, 45));
+  t.ok(large.wanted().aborted, "A's turn of the budget is asked");
+  t.notOk(small.wanted().aborted, "A's turn of the reserve is not: it holds back no large request");
+  await t.rejects(waiting);
+  small();
+  large();
+});
