@@ -8,10 +8,9 @@
 // its kind's childNames, and for pods its kind's podNames). Customize asks for the candidate holders by name
 // (`holderRules`: for each name the parent's children may take, the parent of each other kind whose shape makes it),
 // or, for a kind whose spec chooses the name, for every parent of that kind in the
-// namespace in the parent's first syncs (asksEveryChooser), else for those its status.heldBy records.
+// namespace.
 import type { PodNames, ResourceDefinition } from './hook.js';
 import type { KubeObject, ParentObject, RelatedResourceRule } from './metacontroller.js';
-import { previousConditions } from './conditions.js';
 import { type ChildName, heldRecordsOf, type HolderJudge, type HolderRef } from './ownership.js';
 import { podHolderRules, podHolderWants, podNamerResource } from './podholders.js';
 
@@ -152,52 +151,12 @@ function namesByShape(other: Namer, wanted: readonly ChildName[]): { names: Set<
 }
 
 /**
- * How long after its creation a parent not yet synced asks for every parent of a kind whose spec chooses names
- * (holderRules): its first syncs, seconds as a rule. Past it the parent asks for them no more, synced or not: in a
- * namespace of thousands of such parents the request of a sync that asks for all of them is over the body limit
- * (refused unread, RequestTooLarge), and a parent that never syncs would ask for them for good. Metacontroller v4.17.2
- * asks customize again at most 20 minutes later, and the parent is then reconciled (without that protection).
- */
-export const EVERY_CHOOSER_SECONDS = 10 * 60;
-
-/**
- * Whether the parent's status records no sync of its generation: neither `status.observedGeneration` (stamped on an
- * answer for a valid spec) nor its Ready condition's `observedGeneration` (an answer refusing the spec, a held one) is
- * the generation: a new parent, a status lost with a restore.
- */
-export function unsyncedGeneration(parent: ParentObject): boolean {
-  const generation = parent.metadata.generation;
-  const status = parent.status as { observedGeneration?: unknown } | null | undefined;
-  if (typeof generation !== 'number') return !status || typeof status !== 'object';
-  if (status && typeof status === 'object' && status.observedGeneration === generation) return false;
-  const ready = previousConditions(status).find((c) => c.type === 'Ready');
-  return ready?.observedGeneration !== generation;
-}
-
-/**
- * Whether customize asks, at `now`, for every parent of a kind whose spec chooses names (holderRules): the parent's
- * status records no sync of its generation (unsyncedGeneration) and it was made less than EVERY_CHOOSER_SECONDS ago.
- * A parent without a creationTimestamp asks for none: which of two parents was made first cannot be told then
- * (lib/ownership.ts firstMade), so no earlier one would keep a name from it.
- */
-export function asksEveryChooser(parent: ParentObject, now: Date): boolean {
-  const made = Date.parse(String((parent.metadata as { creationTimestamp?: unknown }).creationTimestamp ?? ''));
-  if (!Number.isFinite(made) || now.getTime() - made >= EVERY_CHOOSER_SECONDS * 1000) return false;
-  return unsyncedGeneration(parent);
-}
-
-/**
  * The customize rules that ask for the parents of the kinds that declared child names, other than `parent` itself,
  * whose children can take one of `parent`'s child names: by name in the parent's namespace; of a kind whose spec
- * chooses a name of that type, every parent of that kind in the namespace while `everyChooser` (by default:
- * asksEveryChooser now) and the parent wants a name of that type other than its own kind's default for it, else the
- * holders of that kind the parent recorded (status.heldBy), by name. With the pod holders (podHolderRules), one rule
- * per kind.
+ * chooses a name of that type, the holders of that kind the parent recorded (status.heldBy), by name. With the pod
+ * holders (podHolderRules), one rule per kind.
  */
-export function holderRules(
-  parent: ParentObject,
-  everyChooser: boolean = asksEveryChooser(parent, new Date()),
-): RelatedResourceRule[] {
+export function holderRules(parent: ParentObject): RelatedResourceRule[] {
   const own = namers.get(keyOf(parent.apiVersion, parent.kind));
   const name = parent.metadata.name ?? '';
   const namespace = parent.metadata.namespace ?? '';
@@ -210,19 +169,12 @@ export function holderRules(
     const forPods = pods.find((r) => r.apiVersion === other.apiVersion && r.resource === other.resource);
     for (const n of forPods?.names ?? []) names.add(n);
     if (other === own) names.delete(name);
-    // A name the other kind's spec chooses could be any of its parents'. In the parent's first syncs
-    // (asksEveryChooser: new, or its status lost, made minutes ago) every one of them in its namespace, so that a
-    // parent of that kind made before it, which chose the name and has not made it yet (its sync still waiting),
-    // keeps it (lib/ownership.ts keptByEarlier). Not for the default name of the parent's own kind (a shape of its
-    // own, `<name>-credentials` say): a parent of its kind that names it later asks for this one by shape, and a
-    // namespace of thousands of them each asking for every other would take each first sync past the body limit. Else
-    // never all of them (every one would be sent with each sync, and each change of one would sync this parent): the
+    // A name the other kind's spec chooses could be any of its parents': never all of them (every one would be sent
+    // with each sync, past the body limit with a few thousand, and each change of one would sync this parent); the
     // holders of that kind this parent recorded when it found the name taken (status.heldBy), by name.
-    if (chosen && everyChooser && wanted.some((c) => choosable(other, own, name, c))) {
-      rules.push({ apiVersion: other.apiVersion, resource: other.resource, namespace });
-      continue;
-    }
-    if (chosen) for (const n of recordedOf(parent, other)) names.add(n);
+    if (chosen)
+      for (const r of heldRecordsOf(parent))
+        if (r.holder.apiVersion === other.apiVersion && r.holder.kind === other.kind) names.add(r.holder.name);
     if (names.size > 0)
       rules.push({ apiVersion: other.apiVersion, resource: other.resource, namespace, names: [...names].sort() });
   }
@@ -232,27 +184,9 @@ export function holderRules(
   return rules;
 }
 
-/** The names of the holders of `other`'s kind the parent's status records (status.heldBy). */
-function recordedOf(parent: ParentObject, other: Namer): string[] {
-  return heldRecordsOf(parent)
-    .filter((r) => r.holder.apiVersion === other.apiVersion && r.holder.kind === other.kind)
-    .map((r) => r.holder.name);
-}
-
-/**
- * Whether `child`, a name the parent `name` of kind `own` wants, is one `other`'s spec may choose (a shape `chosen` of
- * its type), and not the default name `own`'s other shapes make from the parent's own name when `other` is `own`.
- */
-function choosable(other: Namer, own: Namer, name: string, child: ChildName): boolean {
-  if (!other.shapes.some((s) => 'chosen' in s && s.kind === child.kind && s.apiVersion === child.apiVersion))
-    return false;
-  return !(other === own && own.shapes.some((s) => !('chosen' in s) && shapeMakes(s, name, child)));
-}
-
 /**
  * How customize asks for `holder`, a parent `parent` recorded (lib/ownership.ts HolderJudge.askedFor): `always` when
- * holderRules of the parent without its status and without the rule for every parent of a kind that chooses names
- * (what any answer of its generation asked for, cached or not, whatever status it was asked with) name it,
+ * holderRules of the parent without its status (what any answer of its generation asked for, cached or not) name it,
  * so a holder not among the related objects does not exist; `recorded` for another holder of a kind that declared
  * names, asked for only because status.heldBy records it (a name its kind's spec chooses): Metacontroller keeps the
  * customize answer for the generation and a status write keeps it, so such a holder may exist and not be sent;
@@ -263,7 +197,7 @@ export function askedFor(parent: ParentObject, holder: HolderRef): 'always' | 'r
     namers.get(keyOf(holder.apiVersion, holder.kind))?.resource ?? podNamerResource(holder.apiVersion, holder.kind);
   if (!resource) return undefined;
   const { status: _status, ...bare } = parent;
-  const always = holderRules(bare as ParentObject, false).some(
+  const always = holderRules(bare as ParentObject).some(
     (r) => r.apiVersion === holder.apiVersion && r.resource === resource && (r.names ?? []).includes(holder.name),
   );
   return always ? 'always' : 'recorded';

@@ -271,10 +271,9 @@ function recordedHolders(parent: ParentObject): HeldRecord[] {
 
 /**
  * Asks for the S3 resources that the parent's status records as holders of its Secret name (status.heldBy), by name:
- * a held resource judges them (holderWants). Past its first syncs never the namespace's every S3 resource: each would
- * be sent with every sync, and each change of one would sync every other (Metacontroller matches a rule without names
- * to every object of its namespace). The framework adds (lib/holders.ts holderRules) S3 `<x>` for a Secret
- * `<x>-credentials`, and every S3 resource of the namespace in the first syncs of one that chose its secretName.
+ * a held resource judges them (holderWants). Never the namespace's every S3 resource: each would be sent with every
+ * sync, and each change of one would sync every other (Metacontroller matches a rule without names to every object of
+ * its namespace). A resource that is not held asks for none.
  *
  * Metacontroller keeps this answer for the parent's generation (v4.17: up to 20 minutes), so a holder recorded after
  * it was asked for is not sent yet: the sync cannot tell "not sent" from "gone", and asks AWS (unjudgedHolders).

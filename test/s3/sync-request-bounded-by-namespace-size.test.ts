@@ -99,21 +99,12 @@ function stored(i: number): KubeObject {
   } as unknown as KubeObject;
 }
 
-/**
- * A new S3 resource in that namespace, made a moment ago (a parent in its first syncs asks for every S3 resource of
- * its namespace only when it chose its Secret's name: lib/holders.ts holderRules; its default name it does not).
- */
+/** A new S3 resource in that namespace. */
 const newResource = () =>
   ({
     apiVersion: 'systek.no/v1',
     kind: 'S3',
-    metadata: {
-      name: 'new-team-artifacts',
-      namespace: NS,
-      uid: 'uid-new',
-      generation: 1,
-      creationTimestamp: new Date().toISOString(),
-    },
+    metadata: { name: 'new-team-artifacts', namespace: NS, uid: 'uid-new', generation: 1 },
     spec: { ...S3_DEFAULTS, bucketName: 'acme-new-team-artifacts', region: 'eu-north-1' },
   }) as ParentObject;
 
