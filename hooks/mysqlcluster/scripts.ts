@@ -117,7 +117,9 @@ loose-enforce-gtid-consistency=ON
 # Read-only until the replication sidecar opens member 0 (replication threads and root are not held back).
 read_only=ON
 EOF
-quote() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g'; }
+# One option value whatever the password holds: a newline or carriage return written as the option file's own escape
+# (\n, \r), never as a line of its own (the file would take it as another option: plugin-dir, default-auth...).
+quote() { printf '%s' "$1" | sed -z -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\n/\\n/g' -e 's/\r/\\r/g'; }
 {
   echo '[client]'
   echo 'user=root'
