@@ -35,6 +35,7 @@ import {
   TAKEN_RESYNC_SECONDS,
   takenCondition,
   takenNames,
+  wantedByFirst,
   TemporaryError,
   isHookFailure,
   type CustomizeRequest,
@@ -782,6 +783,10 @@ async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsAp
       status: { [HELD_BY]: heldRecords(taken) },
     });
   }
+  // A parent made before this resource is held for the Secret it holds (two parents made together: neither first sync
+  // saw the other, and this resource's Secret was created first): it yields (yieldedSecret).
+  const first = wantedByFirst(request, holderWants);
+  if (first.length > 0) throw yieldedSecret(request, first);
   // Not held: the holders remembered are forgotten.
   const released: ParentObject = parent.status ? { ...parent, status: withoutHeldRecords(parent.status) } : parent;
   const step = stepsOf(run);
@@ -815,6 +820,38 @@ async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsAp
     children: [credentialsSecret(parent, done, key.key, aws.endpoint)],
     ...resyncAfter(old.unconfirmed, key.recheckIn, oldBucketsWait(parent, old.waiting, now)),
   };
+}
+
+/**
+ * The answer of a resource whose Secret a parent made before it is held for (lib/ownership.ts wantedByFirst: that
+ * parent's status.heldBy records this resource or its Secret): the first parent keeps working, so this resource
+ * releases the Secret (left out of the answer: Metacontroller deletes it), records the first as the holder it yields
+ * to (status.heldBy yieldsTo, so that it does not take the name again while the first wants it) and says so:
+ * `SecretNameTaken` naming the first. Whether or not it served: its Secret holds no data, only credentials that its
+ * bucket, IAM user and key (all kept) can give again under a name of its own (spec.secretName). No AWS call.
+ */
+function yieldedSecret(request: CompositeSyncRequest, first: readonly TakenName[]): TemporaryError {
+  const parent = request.parent;
+  const names = new Set(first.map((t) => `${t.child.apiVersion}/${t.child.kind}/${t.child.name}`));
+  const kept = allObserved(request.children).filter(
+    (c) => !names.has(`${c.apiVersion}/${c.kind}/${c.metadata.name ?? ''}`),
+  );
+  const firsts = [...new Set(first.map((t) => `${t.ref!.kind} ${t.ref!.name}`))].join(', ');
+  const { message } = takenCondition(parent, first, {
+    reason: 'SecretNameTaken',
+    note:
+      `${firsts}, made before this S3, wants it and is held for it, so this S3 yields: it releases the Secret ` +
+      `(Metacontroller deletes it; its bucket, IAM user and key are kept) and stays held while the name is wanted ` +
+      `there. To run both, set spec.secretName to a name no other resource of the namespace uses`,
+  });
+  return new TemporaryError('SecretNameTaken', message, {
+    conditions: ['Ready', 'Synced'],
+    retryAfterSeconds: TAKEN_RESYNC_SECONDS,
+    // status.secretName no longer names this resource's credentials: left out (a tool reading it would read the
+    // first's Secret).
+    status: { [HELD_BY]: heldRecords(first, (t) => t.ref), secretName: undefined },
+    children: kept.map(keepObserved),
+  });
 }
 
 /**
