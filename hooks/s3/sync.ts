@@ -702,15 +702,24 @@ function withClaim(response: CompositeSyncResponse, claim: KubeObject): Composit
 }
 
 /**
- * Whether an answer's reason refuses the resource until its spec or its namespace changes (a bucket or IAM name
- * another owner holds, a region or a KMS key refused, no place for its bucket, a Secret name held): it claims no
- * Secret name (it makes nothing, as docs/s3.md says). A wait on AWS (Throttled, Unreachable, AccessDenied, AWSError,
- * SecretPending, BucketPlacePending, its namespace's share) claims it: the resource goes on by itself.
+ * Whether an answer's reason claims no Secret name: a refusal until the resource's spec or namespace changes (a bucket
+ * or IAM name another owner holds, a region or a KMS key refused, no place for its bucket, a Secret name held: it
+ * makes nothing, as docs/s3.md says), or SecretPending with no Secret observed (IAM's newest key is young and may be
+ * in a Secret Metacontroller's cache does not show yet: an empty Secret answered over it would drop its keys). A wait
+ * on AWS (Throttled, Unreachable, AccessDenied, AWSError, BucketPlacePending, its namespace's share) claims it: the
+ * resource goes on by itself.
  */
 function refusal(reason: string): boolean {
   return (
     /Name(Taken|Releasing)$/.test(reason) ||
-    ['BucketAlreadyExists', 'RegionMismatch', 'TooManyBuckets', 'InvalidSpec', 'OwnershipUnconfirmed'].includes(reason)
+    [
+      'BucketAlreadyExists',
+      'RegionMismatch',
+      'TooManyBuckets',
+      'InvalidSpec',
+      'OwnershipUnconfirmed',
+      'SecretPending',
+    ].includes(reason)
   );
 }
 
