@@ -83,9 +83,14 @@ export const s3 = defineComposite({
   // A name refused for its children (InvalidSpec for good: a name cannot change) makes nothing: it holds no name from
   // a parent of another kind (lib/holders.ts holderWants).
   nameRefused: (holder) => nameProblem(holder as ParentObject) !== undefined,
-  // The Secret `<name>-credentials`, or any name spec.secretName chooses (lib/holders.ts): a parent of another kind
-  // held for a Secret name asks for every S3 resource of its namespace, and judges the one that holds it.
-  nameShapes: [{ apiVersion: 'v1', kind: 'Secret', chosen: true }],
+  // The Secret `<name>-credentials` (its default: a parent that wants a Secret of that shape asks customize for S3
+  // `<name>` by name, so an S3 resource made before it keeps its default name until it makes it: lib/ownership.ts
+  // keptByEarlier), or any name spec.secretName chooses (lib/holders.ts: asked for only as status.heldBy records it,
+  // never every S3 resource of the namespace).
+  nameShapes: [
+    { apiVersion: 'v1', kind: 'Secret', suffix: '-credentials' },
+    { apiVersion: 'v1', kind: 'Secret', chosen: true },
+  ],
   // A recorded holder its customize answer has not sent yet is judged by its IAM user (sync.ts unjudgedHolders).
   judgesUnseenHolders: true,
   customize,

@@ -424,3 +424,27 @@ export function credentialsSecret(
     data,
   };
 }
+
+/** The annotation of a Secret an S3 resource claims before its keys are made (sync.ts claimOf). */
+export const PENDING_ANNOTATION = 'metaops.dev/credentials-pending';
+
+/**
+ * The Secret `name` claimed for `parent` before its keys are made (sync.ts claimOf): its labels, an annotation that
+ * says it is pending, and no data. The full Secret (credentialsSecret) replaces it in place once the keys are made:
+ * the annotation and every key of its data then come with one update.
+ */
+export function pendingSecret(parent: ParentObject, name: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name,
+      namespace: parent.metadata.namespace,
+      labels: childLabels('s3', parent.metadata.name!, 'credentials'),
+      annotations: {
+        [PENDING_ANNOTATION]: 'the IAM user, bucket and access key are not made yet: the S3 resource status says why',
+      },
+    },
+    type: 'Opaque',
+  };
+}

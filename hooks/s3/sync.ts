@@ -35,7 +35,9 @@ import {
   TAKEN_RESYNC_SECONDS,
   takenCondition,
   takenNames,
+  wantedByFirst,
   TemporaryError,
+  isHookFailure,
   type CustomizeRequest,
   type CustomizeResponse,
   HELD_BY,
@@ -75,6 +77,7 @@ import {
   keptKey,
   keyCreated,
   oldBucketsCondition,
+  pendingSecret,
   pendingStatus,
   planKeysOf,
   planOldBuckets,
@@ -654,7 +657,81 @@ export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise
   const key = grantedKmsKey(hook.spec.encryption);
   const withdraws =
     key !== undefined && kmsKeyNotAllowed(key, ownerOf(hook.parent).namespace, hook.settings.kms) !== undefined;
-  return inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws);
+  const claim = claimOf(hook.request, secretName(hook.parent, hook.spec));
+  if (!claim) return inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws);
+  try {
+    return withClaim(await inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws), claim);
+  } catch (err) {
+    throw claimedIn(hook.request, err, claim);
+  }
+}
+
+/**
+ * The claim on a Secret name (pendingSecret) that an answer of this sync carries when it answers no Secret of that
+ * name, or undefined. An S3 resource answers its Secret only once its IAM user, bucket, policy and key are made
+ * (seconds of AWS calls, or for as long as it waits on AWS: Throttled, TooManyBuckets, BucketPlacePending, an outage,
+ * its namespace's share); until then the name was free, and a parent made after it (a MySQLCluster `<x>` for Secret
+ * `<x>-mysql`, another S3 resource naming the same secretName) took it: customize never asks for every S3 resource of
+ * a namespace (each would be sent with every sync), so the later one cannot see the earlier one's spec. So the answer
+ * of every sync that makes no Secret claims the name: the Secret, pending, without keys (its keys are added in place
+ * once made), which the later parent finds by name (lib/ownership.ts takenNames) and is held for. Only while nothing
+ * was ever answered under the name: no Secret of this resource observed (a renamed secretName moves the old one's
+ * key instead), no access key in the status (a Secret deleted by hand is made again by the key plan, as before), the
+ * name free (takenNames, no AWS call) and no holder recorded (a held resource claims nothing: stillHeld and
+ * unjudgedHolders judge those).
+ */
+export function claimOf(request: CompositeSyncRequest, name: string): KubeObject | undefined {
+  const parent = request.parent;
+  if (parent.metadata.deletionTimestamp) return undefined;
+  if (allObserved(request.children).some((c) => c.kind === 'Secret' && c.apiVersion === 'v1')) return undefined;
+  const status = currentStatus(parent) as Record<string, unknown>;
+  if (typeof status['accessKeyId'] === 'string' && status['accessKeyId'] !== '') return undefined;
+  if (heldRecordsOf(parent).length > 0) return undefined;
+  const wanted: ChildName = { apiVersion: 'v1', kind: 'Secret', name };
+  if (takenNames(request, [wanted], undefined, holderWants).length > 0) return undefined;
+  return pendingSecret(parent, name);
+}
+
+/** The answer with the claim added when it answers no Secret of the claim's name and is not held for it. */
+function withClaim(response: CompositeSyncResponse, claim: KubeObject): CompositeSyncResponse {
+  const name = claim.metadata.name;
+  if (response.children.some((c) => c?.kind === 'Secret' && c.metadata?.name === name)) return response;
+  const ready = previousConditions(response.status).find((c) => c.type === 'Ready');
+  if (typeof ready?.reason === 'string' && refusal(ready.reason)) return response;
+  return { ...response, children: [...response.children, claim] };
+}
+
+/**
+ * Whether an answer's reason claims no Secret name: a refusal until the resource's spec or namespace changes (a bucket
+ * or IAM name another owner holds, a region or a KMS key refused, no place for its bucket, a Secret name held: it
+ * makes nothing, as docs/s3.md says), or SecretPending with no Secret observed (IAM's newest key is young and may be
+ * in a Secret Metacontroller's cache does not show yet: an empty Secret answered over it would drop its keys). A wait
+ * on AWS (Throttled, Unreachable, AccessDenied, AWSError, BucketPlacePending, its namespace's share) claims it: the
+ * resource goes on by itself.
+ */
+function refusal(reason: string): boolean {
+  return (
+    /Name(Taken|Releasing)$/.test(reason) ||
+    [
+      'BucketAlreadyExists',
+      'RegionMismatch',
+      'TooManyBuckets',
+      'InvalidSpec',
+      'OwnershipUnconfirmed',
+      'SecretPending',
+    ].includes(reason)
+  );
+}
+
+/** A failure of the sync (rendered by lib/operator.ts) whose answer carries the claim besides the observed children. */
+function claimedIn(request: CompositeSyncRequest, err: unknown, claim: KubeObject): unknown {
+  if (!isHookFailure(err) || err instanceof PermanentError || refusal(err.reason)) return err;
+  const children = [...(err.options.children ?? allObserved(request.children).map(keepObserved)), claim];
+  return new TemporaryError(err.reason, err.message, {
+    ...err.options,
+    children,
+    retryAfterSeconds: err.retryAfterSeconds,
+  });
 }
 
 async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsApi): Promise<CompositeSyncResponse> {
@@ -715,6 +792,10 @@ async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsAp
       status: { [HELD_BY]: heldRecords(taken) },
     });
   }
+  // A parent made before this resource is held for the Secret it holds (two parents made together: neither first sync
+  // saw the other, and this resource's Secret was created first): it yields (yieldedSecret).
+  const first = wantedByFirst(request, holderWants);
+  if (first.length > 0) throw yieldedSecret(request, first);
   // Not held: the holders remembered are forgotten.
   const released: ParentObject = parent.status ? { ...parent, status: withoutHeldRecords(parent.status) } : parent;
   const step = stepsOf(run);
@@ -748,6 +829,38 @@ async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsAp
     children: [credentialsSecret(parent, done, key.key, aws.endpoint)],
     ...resyncAfter(old.unconfirmed, key.recheckIn, oldBucketsWait(parent, old.waiting, now)),
   };
+}
+
+/**
+ * The answer of a resource whose Secret a parent made before it is held for (lib/ownership.ts wantedByFirst: that
+ * parent's status.heldBy records this resource or its Secret): the first parent keeps working, so this resource
+ * releases the Secret (left out of the answer: Metacontroller deletes it), records the first as the holder it yields
+ * to (status.heldBy yieldsTo, so that it does not take the name again while the first wants it) and says so:
+ * `SecretNameTaken` naming the first. Whether or not it served: its Secret holds no data, only credentials that its
+ * bucket, IAM user and key (all kept) can give again under a name of its own (spec.secretName). No AWS call.
+ */
+function yieldedSecret(request: CompositeSyncRequest, first: readonly TakenName[]): TemporaryError {
+  const parent = request.parent;
+  const names = new Set(first.map((t) => `${t.child.apiVersion}/${t.child.kind}/${t.child.name}`));
+  const kept = allObserved(request.children).filter(
+    (c) => !names.has(`${c.apiVersion}/${c.kind}/${c.metadata.name ?? ''}`),
+  );
+  const firsts = [...new Set(first.map((t) => `${t.ref!.kind} ${t.ref!.name}`))].join(', ');
+  const { message } = takenCondition(parent, first, {
+    reason: 'SecretNameTaken',
+    note:
+      `${firsts}, made before this S3, wants it and is held for it, so this S3 yields: it releases the Secret ` +
+      `(Metacontroller deletes it; its bucket, IAM user and key are kept) and stays held while the name is wanted ` +
+      `there. To run both, set spec.secretName to a name no other resource of the namespace uses`,
+  });
+  return new TemporaryError('SecretNameTaken', message, {
+    conditions: ['Ready', 'Synced'],
+    retryAfterSeconds: TAKEN_RESYNC_SECONDS,
+    // status.secretName no longer names this resource's credentials: left out (a tool reading it would read the
+    // first's Secret).
+    status: { [HELD_BY]: heldRecords(first, (t) => t.ref), secretName: undefined },
+    children: kept.map(keepObserved),
+  });
 }
 
 /**
