@@ -40,12 +40,20 @@ export const KubeObject = Type.Object(
 );
 export type KubeObject = Static<typeof KubeObject> & Record<string, unknown>;
 
-/** A parent object: like KubeObject, but its spec and status are always objects when present. */
+/**
+ * A parent's (or a decorated object's) metadata: its name is always there. Metacontroller sends objects as the API
+ * server stores them, and a stored object has a name (`generateName` is turned into one at creation); a request
+ * without it is refused (400: `must have required property 'name'`) before any hook reads it.
+ */
+export const ParentMeta = Type.Object({ ...ObjectMeta.properties, name: Type.String({ minLength: 1 }) }, open);
+export type ParentMeta = Static<typeof ParentMeta>;
+
+/** A parent object: like KubeObject, but named, and its spec and status are always objects when present. */
 export const ParentObject = Type.Object(
   {
     apiVersion: Type.String({ minLength: 1 }),
     kind: Type.String({ minLength: 1 }),
-    metadata: ObjectMeta,
+    metadata: ParentMeta,
     spec: Type.Optional(Type.Object({}, open)),
     status: Type.Optional(Type.Union([Type.Object({}, open), Type.Null()])),
   },

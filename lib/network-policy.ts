@@ -80,7 +80,7 @@ export function workloadNetworkPolicy(
   options: { app: string; suffix: string; pods: Record<string, string>; settings: WorkloadNetworkSettings | undefined },
 ): KubeObject | undefined {
   if (options.settings?.workloadNetworkPolicy === false) return undefined;
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',

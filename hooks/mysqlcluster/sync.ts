@@ -391,7 +391,7 @@ export function secret(
   /** peerOrdinals, for member 0's sidecar (a mounted key follows a scale without restarting a pod). */
   peers: readonly number[],
 ): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -417,7 +417,7 @@ function podSelector(name: string, own: boolean): Record<string, string> {
 }
 
 export function headlessService(parent: ParentObject, n: Names, own = true): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   return serviceChild(
     parent,
     n.headless,
@@ -430,7 +430,7 @@ export function headlessService(parent: ParentObject, n: Names, own = true): Kub
 
 /** The client Service: writes go to member 0, the primary, and nowhere else. */
 export function clientService(parent: ParentObject, n: Names, own = true): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const selector = podSelector(name, own);
   selector[POD_NAME_LABEL] = n.member(0);
   return serviceChild(parent, n.client, childLabels(APP, name, 'primary'), selector, [
@@ -440,7 +440,7 @@ export function clientService(parent: ParentObject, n: Names, own = true): KubeO
 
 /** The read Service: every Ready member. */
 export function readService(parent: ParentObject, n: Names, own = true): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   return serviceChild(parent, n.read, childLabels(APP, name, 'read'), podSelector(name, own), [
     { name: 'mysql', port: MYSQL_PORT },
   ]);
@@ -452,7 +452,7 @@ export function readService(parent: ParentObject, n: Names, own = true): KubeObj
  * switching earlier would leave the Services without endpoints mid-roll); a new cluster at once.
  */
 export function serviceSelectsOwn(request: CompositeSyncRequest, n: Names): boolean {
-  const name = request.parent.metadata.name!;
+  const name = request.parent.metadata.name;
   for (const svc of [n.client, n.read, n.headless]) {
     const observed = observedNamed(request.children, 'Service', 'v1', svc);
     const selector = (observed?.['spec'] as { selector?: Record<string, unknown> } | undefined)?.selector;
@@ -509,7 +509,7 @@ export function statefulSet(
   spec: Spec,
   /** The claim templates: the spec's for a new cluster, the stored ones once the StatefulSet exists. */
   claimTemplates: unknown[],
-  n: Names = namesOf(parent.metadata.name!),
+  n: Names = namesOf(parent.metadata.name),
   options: {
     /** The server's cluster domain (MySQLSettings): member names are fully qualified in it. */
     domain?: string | undefined;
@@ -518,7 +518,7 @@ export function statefulSet(
   } = {},
 ): KubeObject {
   const { domain = CLUSTER_DOMAIN_DEFAULT, credentialsUnseen = false } = options;
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const version = mysqlVersion(spec.version);
   const image = `mysql:${version}`;
   const labels = childLabels(APP, name, 'database', { version });
@@ -997,7 +997,7 @@ export function downgradeProblem(parent: ParentObject, request: CompositeSyncReq
   const version = (parent.spec as { version?: unknown } | undefined)?.version;
   if (typeof version !== 'string' && typeof version !== 'number') return undefined;
   const wanted = versionNumbers(mysqlVersion(version));
-  const n = namesOf(parent.metadata.name!, legacyNames(request));
+  const n = namesOf(parent.metadata.name, legacyNames(request));
   const observedRun = runningNumbers(request, n);
   // status.version: the versions the members ran, kept while their pods wait on a pull of it or are gone. A pod made
   // again on a version it ran, on a node that cannot pull it, says nothing of the data on its volume; the record does.
@@ -1169,7 +1169,7 @@ export function served(request: CompositeSyncRequest): string | undefined {
   const members = (request.parent.status as { members?: unknown } | undefined)?.members;
   if (Array.isArray(members) && members.some((m) => (m as { ready?: unknown } | null)?.ready === true))
     return 'its status lists a Ready member';
-  const n = namesOf(request.parent.metadata.name!, legacyNames(request));
+  const n = namesOf(request.parent.metadata.name, legacyNames(request));
   const sts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const stsReady = (sts?.['status'] as { readyReplicas?: unknown } | undefined)?.readyReplicas;
   if (typeof stsReady === 'number' && stsReady > 0) return `its StatefulSet ${n.statefulSet} has Ready pods`;
@@ -1531,7 +1531,7 @@ export function storageSettingsProblem(
 
 export function sync(hook: SyncHook<Spec, unknown, Partial<MySQLSettings>>): CompositeSyncResponse {
   const { request, parent, spec, now } = hook;
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const n = namesOf(name, legacyNames(request));
   const observedSts = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const observedSecret = observedNamed(request.children, 'Secret', 'v1', n.secret);
@@ -1961,7 +1961,7 @@ export function customize(request: CustomizeRequest): CustomizeResponse {
  * previous one of this name never gets a new password.
  */
 export function childNames(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const out: ChildName[] = [];
   for (const n of [namesOf(name), namesOf(name, true)]) {
     out.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet });
@@ -2014,12 +2014,12 @@ export function currentNames(parent: ParentObject): ChildName[] {
   const size = Math.min(Number((parent.spec as { size?: unknown } | undefined)?.size), MAX_SIZE);
   const out: ChildName[] = [];
   for (const legacy of namings) {
-    const n = namesOf(parent.metadata.name!, legacy);
+    const n = namesOf(parent.metadata.name, legacy);
     out.push({ apiVersion: 'apps/v1', kind: 'StatefulSet', name: n.statefulSet });
     for (const svc of [n.headless, n.client, n.read]) out.push({ apiVersion: 'v1', kind: 'Service', name: svc });
     for (let i = 0; i < size; i++) out.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: n.volume(i) });
   }
-  if (namings.length > 0) out.push({ apiVersion: 'v1', kind: 'Secret', name: namesOf(parent.metadata.name!).secret });
+  if (namings.length > 0) out.push({ apiVersion: 'v1', kind: 'Secret', name: namesOf(parent.metadata.name).secret });
   return out;
 }
 
@@ -2028,7 +2028,7 @@ export function currentNames(parent: ParentObject): ChildName[] {
  * StatefulSet (before) and the answer (after).
  */
 export function mysqlEvents(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[] {
-  const n = namesOf(request.parent.metadata.name!, legacyNames(request));
+  const n = namesOf(request.parent.metadata.name, legacyNames(request));
   const had = observedNamed(request.children, 'StatefulSet', 'apps/v1', n.statefulSet);
   const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
   const asked = creationAsked(request.parent);

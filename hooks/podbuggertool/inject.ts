@@ -29,6 +29,7 @@ import {
   MAX_OBJECT_READ_BYTES,
   type ObjectMap,
   observed,
+  type ParentObject,
 } from '../../lib/index.js';
 import { actingAuthor, AUTHOR_CACHE_MS, AuthorCheck, authorCacheFor, OutOfTime, PER_POD } from './author.js';
 import {
@@ -476,7 +477,7 @@ export function unwrittenFor(kube: object): UnwrittenRecords {
  */
 async function injectFirst(
   hook: DecorateHook<ToolClients, ToolSettings>,
-  pod: KubeObject,
+  pod: ParentObject,
   order: Tool[],
   record: Map<string, Failure>,
 ): Promise<Work> {
@@ -536,7 +537,7 @@ export function eventName(tool: string, occurrence: string): string {
  */
 async function inject(
   hook: DecorateHook<ToolClients, ToolSettings>,
-  requested: KubeObject,
+  requested: ParentObject,
   tool: Tool,
   record: Map<string, Failure>,
   over: () => boolean,
@@ -570,7 +571,7 @@ class Attempt {
 
   constructor(
     private readonly hook: DecorateHook<ToolClients, ToolSettings>,
-    requested: KubeObject,
+    requested: ParentObject,
     private readonly tool: Tool,
     private readonly record: Map<string, Failure>,
     private readonly over: () => boolean,
@@ -578,7 +579,7 @@ class Attempt {
     this.base = hook.services.kube();
     this.kube = this.base.withSignal?.(hook.signal) ?? this.base;
     this.namespace = requested.metadata.namespace ?? 'default';
-    this.podName = requested.metadata.name!;
+    this.podName = requested.metadata.name;
     this.container = containerName(tool.name);
     this.recorded = record.get(this.container);
     this.key = attemptKey(tool.name, tool.uid, tool.spec, requested);

@@ -549,7 +549,7 @@ export async function countPods(
   }: { resume?: CountProgress | undefined; bodyLimit?: number | undefined } = {},
 ): Promise<CountResult> {
   const namespace = tool.metadata.namespace ?? 'default';
-  const name = tool.metadata.name!;
+  const name = tool.metadata.name;
   const roomFor = requestRoom(kube, tool, bodyLimit, over);
   const generation = tool.metadata.generation ?? 0;
   const restart = () => ({ counts: emptyCounts(), next: undefined as string | undefined, read: 0 });
@@ -637,7 +637,7 @@ function held(tool: ParentObject, before: Status, now: Date): CompositeSyncRespo
   if (before['observedGeneration'] !== (tool.metadata.generation ?? 0)) return undefined;
   const counts = previousCounts(before);
   if (!counts) return undefined;
-  const ready = readiness(tool.metadata.name!, counts, undefined);
+  const ready = readiness(tool.metadata.name, counts, undefined);
   const shown = previousConditions(before).find((c) => c.type === 'Ready');
   if (
     !shown ||
@@ -662,7 +662,7 @@ function answer(
   const response: CompositeSyncResponse = {
     status: {
       ...counts,
-      containerName: containerName(tool.metadata.name!),
+      containerName: containerName(tool.metadata.name),
       countedAt,
       conditions: conditionsFor(tool, [ready], now),
     },
@@ -794,14 +794,14 @@ function refusedAnswer(
     message: `${refused.message}${refusalTail(tool)}`,
   };
   return {
-    status: { containerName: containerName(tool.metadata.name!), conditions: conditionsFor(tool, [ready], now) },
+    status: { containerName: containerName(tool.metadata.name), conditions: conditionsFor(tool, [ready], now) },
     children: [],
   };
 }
 
 /** What a refusal's message says after why: the containers added before, and that no pod is counted or named. */
 function refusalTail(tool: ParentObject): string {
-  return `. Any ${containerName(tool.metadata.name!)} added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod`;
+  return `. Any ${containerName(tool.metadata.name)} added before stays (an ephemeral container cannot be removed; delete those pods to be rid of it); while the tool is refused its status counts and names no pod`;
 }
 
 /**
@@ -909,10 +909,10 @@ function perPodAnswer(tool: ParentObject, now: Date): CompositeSyncResponse {
     type: 'Ready',
     status: false,
     reason: PER_POD,
-    message: `its author may not patch pods/ephemeralcontainers in namespace ${tool.metadata.namespace ?? 'default'} as a whole, but may on some of the pods the tool selects, by name (an authorizer that decides per pod: RBAC's resourceNames): each pod is asked about by name before ${containerName(tool.metadata.name!)} is added, and a pod its author may not patch gets nothing (that pod's failure, AuthorNotAllowed, retried with the backoff). The status counts and names no pod`,
+    message: `its author may not patch pods/ephemeralcontainers in namespace ${tool.metadata.namespace ?? 'default'} as a whole, but may on some of the pods the tool selects, by name (an authorizer that decides per pod: RBAC's resourceNames): each pod is asked about by name before ${containerName(tool.metadata.name)} is added, and a pod its author may not patch gets nothing (that pod's failure, AuthorNotAllowed, retried with the backoff). The status counts and names no pod`,
   };
   return {
-    status: { containerName: containerName(tool.metadata.name!), conditions: conditionsFor(tool, [ready], now) },
+    status: { containerName: containerName(tool.metadata.name), conditions: conditionsFor(tool, [ready], now) },
     children: [],
   };
 }
@@ -974,7 +974,7 @@ function countedAnswer(
   const counts = result.complete ? result.counts : (last ?? emptyCounts());
   const same = last !== undefined && JSON.stringify(last) === JSON.stringify(counts);
   const countedAt = same && typeof before['countedAt'] === 'string' ? before['countedAt'] : rfc3339(now);
-  const ready = readiness(tool.metadata.name!, counts, result.complete ? undefined : result.read);
+  const ready = readiness(tool.metadata.name, counts, result.complete ? undefined : result.read);
   const response = answer(tool, now, { counts, countedAt, ready, complete: result.complete });
   const progress = !result.complete && result.progress ? sealedProgress(result.progress, tool, key) : undefined;
   if (progress) response.status!['countProgress'] = progress;
@@ -1040,7 +1040,7 @@ export async function syncTool(
     // The last complete result, as it was written (named or not: a change of the author's rights shows when the
     // count completes), until the counts have not completed for COUNT_STALE_MS: then said stale.
     const stale = rest.stale || now.getTime() - memory.incompleteSince(key, now.getTime()) >= COUNT_STALE_MS;
-    const ready = stale ? staleReadiness(rest.countedAt) : readiness(tool.metadata.name!, rest.counts, undefined);
+    const ready = stale ? staleReadiness(rest.countedAt) : readiness(tool.metadata.name, rest.counts, undefined);
     const kept = answer(tool, now, { counts: rest.counts, countedAt: rest.countedAt, ready });
     kept.resyncAfterSeconds = REFRESH_SECONDS;
     return kept;

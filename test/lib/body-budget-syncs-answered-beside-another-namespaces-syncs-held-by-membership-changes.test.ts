@@ -25,17 +25,17 @@
 // failed ("gave way to another namespace", tried again at its next sync), and B has the turn; alone, A's sync waits
 // for its change as before.
 import t, { type Test } from 'tap';
-import { serverBudget } from '../../lib/body-budget.js';
 import type { EtcdClient } from '../../hooks/etcdcommon/etcd.js';
-import type { ObservedObject } from '../../lib/metacontroller.js';
 import { testApp } from '../fixtures/app.js';
 import { etcdClusterId, etcdMember, upAs } from '../fixtures/etcd.js';
-import { otherTenantPosts } from '../fixtures/other-tenant.js';
-import { request } from '../fixtures/requests.js';
-import { BODY_LIMIT, aWorker, largeSync } from '../fixtures/slow-tenant-syncs.js';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import {
+  BODY_LIMIT,
+  budgetServer,
+  largeSync,
+  podSetBesideALargeSyncs,
+  podSetSync,
+  post,
+} from '../fixtures/slow-tenant-syncs.js';
 
 const TOKEN = 'body-budget-membership-token-0123456789abcdef';
 /** This session's port range (20000 + 100 * 39). */
@@ -83,35 +83,6 @@ function aSync(size: number): string {
   return JSON.stringify(body);
 }
 
-/** B's observed pod `i`, with the managed fields and status the API server keeps (~5.7 KiB as JSON). */
-function observedPod(i: number): ObservedObject {
-  const fieldsV1 = Object.fromEntries(
-    Array.from({ length: 40 }, (_, k) => [`f:field-${k}`.padEnd(40, 'x'), { '.': {}, 'f:value': {} }]),
-  );
-  const entry = (manager: string, subresource?: string) => ({
-    manager,
-    operation: 'Update',
-    apiVersion: 'v1',
-    ...(subresource ? { subresource } : {}),
-    fieldsType: 'FieldsV1',
-    fieldsV1,
-  });
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: `ps-${i}`,
-      namespace: 'ns-b',
-      uid: `0b9f5a57-4a77-4f59-9a8a-${String(i).padStart(12, '0')}`,
-      resourceVersion: '123456',
-      labels: { app: 'ps' },
-      managedFields: [entry('metacontroller'), entry('kubelet', 'status')],
-    },
-    spec: { containers: [{ name: 'busybox', image: 'busybox', command: ['sleep', '3600'] }] },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  } as ObservedObject;
-}
-
 /**
  * Metacontroller's five workers on A's `keys` EtcdClusters (each key's sync is `large`): a key told to retry (429) is
  * ready again after its Retry-After, a key answered after the resync the answer asks for (resyncAfterSeconds: 10 s
@@ -153,47 +124,18 @@ async function metacontrollerWorkers(
   await Promise.all(Array.from({ length: 5 }, worker));
 }
 
-/** B's PodSet sync posted for 12 s beside A's five workers posting `large`: what each saw. */
+/** B's PodSet sync posted for 12 s beside A's five workers posting `large` (on `keys` clusters): what each saw. */
 async function beside(t: Test, port: number, large: string, keys = 0) {
-  const budget = serverBudget();
-  const app = testApp({
-    auth: { bearer: TOKEN },
-    clients: { etcdcluster: { etcd: () => slowMembers } },
-    bodyBudget: budget,
-  });
-  t.teardown(() => app.close());
-  const base = await app.listen({ port, host: '127.0.0.1' });
-
-  const podset = request('podset', { size: PODS });
-  podset.parent.metadata = { ...podset.parent.metadata, name: 'ps', namespace: 'ns-b' };
-  podset.children = {
-    'Pod.v1': Object.fromEntries(Array.from({ length: PODS }, (_, i) => [`ps-${i}`, observedPod(i)])),
-  };
-  const body = JSON.stringify(podset);
+  const { budget, base } = await budgetServer(t, TOKEN, port, slowMembers);
+  const { body, file } = podSetSync(PODS);
   t.ok(body.length > budget.small, `B's sync is ${body.length} bytes: over half the reserve (${budget.small})`);
-  const file = join(mkdtempSync(join(tmpdir(), 'metaops-b-')), 'podset.json');
-  writeFileSync(file, body);
-  const alone = await fetch(`${base}/hooks/podset/sync`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
-    body,
-  });
-  t.equal(alone.status, 200, "B's sync alone is answered");
+  t.equal(await post(base, TOKEN, 'podset/sync', body), 200, "B's sync alone is answered");
 
-  let probing = true;
-  const b = otherTenantPosts(t, `${base}/hooks/podset/sync`, TOKEN, `@${file}`, 12_000).finally(
-    () => (probing = false),
-  );
-  const a: Record<string, number> = {};
-  if (keys === 0)
-    await Promise.all(
-      Array.from(
-        { length: 5 },
-        aWorker(base, TOKEN, large, 'large', a, () => probing),
-      ),
-    );
-  else await metacontrollerWorkers(base, large, keys, a, () => probing);
-  const { statuses } = await b;
+  const { statuses, a } = await podSetBesideALargeSyncs(t, base, TOKEN, file, {
+    ms: 12_000,
+    large,
+    ...(keys === 0 ? {} : { workers: (counts, going) => metacontrollerWorkers(base, large, keys, counts, going) }),
+  });
   t.comment(`A's syncs: ${JSON.stringify(a)}; B's syncs: ${JSON.stringify(statuses)}`);
   t.ok((a['large 200'] ?? 0) > 0, "A's syncs are answered, in their turns");
   return { statuses, a };

@@ -97,6 +97,36 @@ function atRest(t: any, what: string, ours: any[], governed: Record<string, stri
   );
 }
 
+/**
+ * A parent's pods, `governed` and `free`, through both changes of hands: its answers (`sync` of the related objects,
+ * then of the observed policies) settled with nothing related (whole: its one policy `policy`), beside the namespace's
+ * egress policy `admin` (split), and without it again (whole, nothing else kept). The policies at rest while split.
+ */
+function changingHands(
+  t: any,
+  policy: string,
+  sync: (related: any[]) => (observed: any[]) => any[],
+  admin: any,
+  governed: Record<string, string>,
+  free: Record<string, string>,
+): any[] {
+  const whole = settle(t, 'at first', [], sync([]), free);
+  t.same(
+    whole.map((p) => p.metadata.name),
+    [policy],
+    'whole: its one policy',
+  );
+  const split = settle(t, 'whole -> split', whole, sync([admin]), free);
+  atRest(t, 'split', split, governed, free);
+  const back = settle(t, 'split -> whole', split, sync([]), free);
+  t.same(
+    back.map((p) => p.metadata.name),
+    [policy],
+    'whole again: its one policy, nothing else kept',
+  );
+  return split;
+}
+
 t.test("a PodSet's pods keep an egress policy while it changes hands, both ways", async (t) => {
   const base = request('podset', { size: 2, image: 'curlimages/curl:8.10.1', command: ['sleep', '3600'] });
   const ns = base.parent.metadata.namespace!;
@@ -122,23 +152,10 @@ t.test("a PodSet's pods keep an egress policy while it changes hands, both ways"
         FIXED_NOW,
       ) as any
     ).children;
-  const whole = settle(t, 'at first', [], sync([]), free);
-  t.same(
-    whole.map((p) => p.metadata.name),
-    [`${name}-podset`],
-    'whole: its one policy',
-  );
-  const split = settle(t, 'whole -> split', whole, sync([restricted]), free);
-  atRest(t, 'split', split, governed, free);
+  const split = changingHands(t, `${name}-podset`, sync, restricted, governed, free);
   t.ok(
     split.every((p) => p.metadata.name.startsWith(`${name}-podset-egress-`)),
     'split: only complement policies at rest',
-  );
-  const back = settle(t, 'split -> whole', split, sync([]), free);
-  t.same(
-    back.map((p) => p.metadata.name),
-    [`${name}-podset`],
-    'whole again: its one policy, nothing else kept',
   );
 });
 
@@ -166,20 +183,7 @@ t.test("a Memcached's pods keep an egress policy while it changes hands, both wa
         FIXED_NOW,
       ) as any
     ).children;
-  const whole = settle(t, 'at first', [], sync([]), free);
-  t.same(
-    whole.map((p) => p.metadata.name),
-    [`${name}-memcached`],
-    'whole: its one policy',
-  );
-  const split = settle(t, 'whole -> split', whole, sync([meshed]), free);
-  atRest(t, 'split', split, governed, free);
-  const back = settle(t, 'split -> whole', split, sync([]), free);
-  t.same(
-    back.map((p) => p.metadata.name),
-    [`${name}-memcached`],
-    'whole again: its one policy, nothing else kept',
-  );
+  changingHands(t, `${name}-memcached`, sync, meshed, governed, free);
 });
 
 t.test("an EtcdCluster's members keep an egress policy while it changes hands, both ways", async (t) => {

@@ -5,50 +5,22 @@
 // told so would look for no pods of it.
 import t from 'tap';
 import '../../main/operators.js';
-import type { KubeObject } from '../../lib/metacontroller.js';
 import { podsetPodsSync as podsetSync } from '../fixtures/hooks.js';
+import { webPodCluster, webPodMember } from '../fixtures/pod-name-holders.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
 
 const ready = (res: any) => (res.status.conditions as any[]).find((c) => c.type === 'Ready');
 
 t.test('a later PodSet held on some pod names does not say it makes nothing while it makes the others', async (t) => {
-  const etcd = {
-    apiVersion: 'etcd.database.coreos.com/v1beta2',
-    kind: 'EtcdCluster',
-    metadata: {
-      name: 'web-pod',
-      namespace: 'ns',
-      uid: 'uid-web-pod',
-      generation: 1,
-      creationTimestamp: '2020-01-01T00:00:00Z',
-    },
-    spec: { size: 3, repository: 'quay.io/coreos/etcd', version: '3.5.0' },
+  const etcd = webPodCluster({
+    created: '2020-01-01T00:00:00Z',
     status: {
       phase: 'Running',
       lastMemberIndex: 2,
       memberList: [0, 1, 2].map((i) => ({ name: `web-pod-${i}` })),
       conditions: [{ type: 'Ready', status: 'True', reason: 'Ready' }],
     },
-  } as unknown as KubeObject;
-  const member = (i: number) =>
-    ({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: `web-pod-${i}`,
-        namespace: 'ns',
-        uid: `uid-member-${i}`,
-        ownerReferences: [
-          {
-            apiVersion: 'etcd.database.coreos.com/v1beta2',
-            kind: 'EtcdCluster',
-            name: 'web-pod',
-            uid: 'uid-web-pod',
-            controller: true,
-          },
-        ],
-      },
-    }) as KubeObject;
+  });
   const req = request('podset', { size: 6 });
   req.parent.metadata = {
     ...req.parent.metadata,
@@ -57,7 +29,7 @@ t.test('a later PodSet held on some pod names does not say it makes nothing whil
     uid: 'uid-web',
     creationTimestamp: '2020-01-01T01:00:00Z',
   } as never;
-  const res = podsetSync({ ...req, related: objectMap([etcd, ...[0, 1, 2].map(member)]) }, FIXED_NOW);
+  const res = podsetSync({ ...req, related: objectMap([etcd, ...[0, 1, 2].map(webPodMember)]) }, FIXED_NOW);
   const pods = res.children.filter((c) => c.kind === 'Pod').map((c) => c.metadata.name);
   t.comment(`answered pods: ${pods.join(', ')}; Ready: ${ready(res).reason}: ${ready(res).message}`);
   t.match(ready(res), { status: 'False', reason: 'PodNameTaken' }, 'held on web-pod-0..2');

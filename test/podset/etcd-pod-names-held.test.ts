@@ -6,8 +6,9 @@
 import t from 'tap';
 import type { CompositeSyncResponse, KubeObject } from '../../lib/metacontroller.js';
 import { etcdChildNames } from '../../hooks/etcdcluster/index.js';
-import { etcdParent, watchedEtcd } from '../fixtures/etcd.js';
+import { watchedEtcd } from '../fixtures/etcd.js';
 import { etcdSync, podsetPodsSync as podsetSync } from '../fixtures/hooks.js';
+import { webPodCluster, webPodMember } from '../fixtures/pod-name-holders.js';
 import { asObserved, FIXED_NOW, objectMap, readyPod, request } from '../fixtures/requests.js';
 
 const ready = (res: CompositeSyncResponse) => ((res.status as any).conditions as any[]).find((c) => c.type === 'Ready');
@@ -17,15 +18,10 @@ function podset() {
   req.parent.metadata = { ...req.parent.metadata, name: 'web', namespace: 'ns', uid: 'uid-web' };
   return req;
 }
-function etcd() {
-  const parent = etcdParent({ size: 3 });
-  parent.metadata = { ...parent.metadata, name: 'web-pod', uid: 'uid-web-pod' };
-  return parent;
-}
 
 t.test('the names: PodSet web and EtcdCluster web-pod want the same pods (the collision detected below)', async (t) => {
   const pods = podsetSync(podset(), FIXED_NOW).children.map((c) => `${c.kind}/${c.metadata.name}`);
-  const members = etcdChildNames(etcd()).map((c) => `${c.kind}/${c.name}`);
+  const members = etcdChildNames(webPodCluster()).map((c) => `${c.kind}/${c.name}`);
   t.same(
     pods.filter((p) => members.includes(p)),
     ['Pod/web-pod-0', 'Pod/web-pod-1', 'Pod/web-pod-2'],
@@ -45,7 +41,7 @@ t.test('PodSet web first: EtcdCluster web-pod is held, creates no pod and change
     ['web-pod-0', 'web-pod-1', 'web-pod-2'],
   );
   const res = await etcdSync(
-    { controller: {}, parent: etcd(), children: {}, related: objectMap(pods) },
+    { controller: {}, parent: webPodCluster(), children: {}, related: objectMap(pods) },
     { etcd: watchedEtcd(t), now: FIXED_NOW },
   );
   t.match(ready(res) ?? (res.status as any).conditions[0], {
@@ -65,26 +61,7 @@ t.test('PodSet web first: EtcdCluster web-pod is held, creates no pod and change
 });
 
 t.test('EtcdCluster web-pod first: PodSet web is held and creates no pod', async (t) => {
-  const member = (i: number) =>
-    ({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {
-        name: `web-pod-${i}`,
-        namespace: 'ns',
-        uid: `uid-member-${i}`,
-        ownerReferences: [
-          {
-            apiVersion: 'etcd.database.coreos.com/v1beta2',
-            kind: 'EtcdCluster',
-            name: 'web-pod',
-            uid: 'uid-web-pod',
-            controller: true,
-          },
-        ],
-      },
-    }) as KubeObject;
-  const req = { ...podset(), related: objectMap([0, 1, 2].map(member)) };
+  const req = { ...podset(), related: objectMap([0, 1, 2].map(webPodMember)) };
   const res = podsetSync(req, FIXED_NOW);
   t.match(ready(res), {
     status: 'False',
