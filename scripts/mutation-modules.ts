@@ -96,6 +96,8 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/member-pod-that-cannot-start-read-as-its-statuses-say.test.ts',
   // A CORRUPT alarm: its members count for quorum, said DataCorrupt naming its member (plan/answered.ts, members.ts).
   'test/etcdcluster/cluster-under-corrupt-alarm-said-data-corrupt.test.ts',
+  // Under an alarm the members keep their pods: made again on their claims, no membership change (members.ts).
+  'test/etcdcluster/member-pods-made-again-on-their-claims-under-an-alarm.test.ts',
   // A failed upgrade's hold read back from the member pods once the status is lost (plan/upgrade-hold.ts upgradeFailure).
   'test/etcdcluster/upgrade-failed-hold-survives-status-loss.test.ts',
   // plan/upgrade-hold.ts respecPending called directly: the upgrade waits only where respec makes the member again.
