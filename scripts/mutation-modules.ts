@@ -98,6 +98,8 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/cluster-under-corrupt-alarm-said-data-corrupt.test.ts',
   // Under an alarm the members keep their pods: made again on their claims, no membership change (members.ts).
   'test/etcdcluster/member-pods-made-again-on-their-claims-under-an-alarm.test.ts',
+  // spec.paused under an alarm: no pod made again, the alarms held said (members.ts underAlarm).
+  'test/etcdcluster/paused-cluster-disarms-no-alarm.test.ts',
   // A failed upgrade's hold read back from the member pods once the status is lost (plan/upgrade-hold.ts upgradeFailure).
   'test/etcdcluster/upgrade-failed-hold-survives-status-loss.test.ts',
   // plan/upgrade-hold.ts respecPending called directly: the upgrade waits only where respec makes the member again.
@@ -270,6 +272,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // failures told, the health asked again and replaced only by the same member's answer, the event's words.
       'test/etcdcluster/alarms-of-ids-no-member-has-disarmed-through-the-members-that-answer.test.ts',
       'test/etcdcluster/alarm-of-no-member-disarmed.test.ts',
+      // Paused: nothing disarmed, the alarms held kept for the status (disarmStrangers' paused).
+      'test/etcdcluster/paused-cluster-disarms-no-alarm.test.ts',
     ],
     target: 85,
   },

@@ -254,15 +254,21 @@ function noSpace(a: Answered): Decision | undefined {
  * to its list: without it the cluster would run short of its fault tolerance for as long as the alarm lasts (and
  * NOSPACE's way out, defragmenting every member, could not reach the member that is gone).
  */
-function underAlarm(a: Answered, reason: 'DataCorrupt' | 'NoSpace', message: string): Decision {
-  const dropped = new Set(a.finishedWithStorage);
-  const again = [...a.recreated.map((p) => p.metadata.name!), ...a.finishedWithStorage];
+function underAlarm(a: Answered, reason: 'DataCorrupt' | 'NoSpace', said: string): Decision {
+  // Paused (spec.paused stops every change): the pods as they are, and no alarm disarmed (alarms.ts), said so.
+  const paused = Boolean(a.spec.paused);
+  const held = (a.obs.heldAlarms ?? []).map((x) => `${x.alarm} of ID ${x.memberId}`);
+  const message = paused
+    ? `${said}. spec.paused is true: no pod is made${held.length ? ` and no alarm disarmed (${held.join(', ')}: no member has the ID)` : ''} until it is false`
+    : said;
+  const dropped = new Set(paused ? [] : a.finishedWithStorage);
+  const again = paused ? [] : [...a.recreated.map((p) => p.metadata.name!), ...a.finishedWithStorage];
   const restarting = again.length
     ? `${message}. Meanwhile ${again.join(', ')} ${again.length > 1 ? 'are' : 'is'} made again as the same member${again.length > 1 ? 's' : ''}`
     : message;
   return {
     ...a.common,
-    pods: [...a.kept.filter((p) => !dropped.has(p.metadata.name!)), ...a.recreated],
+    pods: [...a.kept.filter((p) => !dropped.has(p.metadata.name!)), ...(paused ? [] : a.recreated)],
     phase: 'Running',
     reason,
     conditions: [available(false, reason, message), recovering(true, reason, restarting)],
