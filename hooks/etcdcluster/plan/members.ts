@@ -5,7 +5,13 @@
 // promoted; then the size; then the version, one member at a time; then members made before restart in place move
 // to it, one at a time. At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next
 // step.
-import { type ConditionInput, type KubeObject, rfc3339, type ParentObject } from '../../../lib/index.js';
+import {
+  type ConditionInput,
+  type KubeObject,
+  previousConditions,
+  rfc3339,
+  type ParentObject,
+} from '../../../lib/index.js';
 import { memberImage, memberIndex, memberName, memberPod, peerURL } from '../members.js';
 import { crashLooping, DEAD_PHASES, endedByNode, etcdExited, etcdWaiting, exitLasted, phaseOf } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -231,11 +237,31 @@ function dataCorrupt(a: Answered): Decision | undefined {
       const r = a.reports.find((m) => m.id === x.memberId);
       return r ? `${r.name} (ID ${x.memberId})` : `ID ${x.memberId}`;
     });
-  const which = named.length
-    ? `found member ${[...new Set(named)].join(', ')} whose data disagrees with the others`
+  // Without a list in this sync (etcd's alarm list goes through raft and may time out while /health answers), the
+  // member named when it last answered is named still: the status stays as it is until a list says otherwise.
+  const last = a.obs.alarms === undefined ? namedLast(a.parent) : undefined;
+  const who = named.length ? [...new Set(named)].join(', ') : last;
+  const which = who
+    ? `found member ${who} whose data disagrees with the others`
     : `found a member whose data disagrees with the others (etcdctl alarm list names it)`;
   const message = `etcd raised the CORRUPT alarm (reported by ${reporting.join(', ')}): its corruption check ${which}; every write is refused until the alarm is disarmed, reads are served; no membership change meanwhile. The way out (etcd's docs, data corruption): compare the members (etcdctl endpoint hashkv --cluster), remove the member whose data disagrees (etcdctl member remove <ID>), then etcdctl alarm disarm (an alarm whose member is no longer a member is disarmed by metaops); restore from a backup taken before the alarm if in doubt`;
   return underAlarm(a, 'DataCorrupt', message);
+}
+
+/** One member a CORRUPT alarm names, as dataCorrupt says it: `<pod> (ID <id>)`, or `ID <id>` of no member. */
+const NAMED = String.raw`(?:[-a-z0-9.]{1,253} \(ID [0-9]{1,20}\)|ID [0-9]{1,20})`;
+const NAMED_BEFORE = new RegExp(
+  String.raw`^etcd raised the CORRUPT alarm \(reported by [^)]*\): its corruption check found member (${NAMED}(?:, ${NAMED}){0,15}) whose data disagrees`,
+);
+
+/**
+ * The members the CORRUPT alarm named when etcd's alarm list last answered, as the status's `DataCorrupt` said them
+ * (read by their shape: pod names and IDs only), or undefined.
+ */
+export function namedLast(parent: ParentObject): string | undefined {
+  const available = previousConditions(parent.status).find((c) => c.type === 'Available');
+  if (available?.reason !== 'DataCorrupt' || typeof available.message !== 'string') return undefined;
+  return NAMED_BEFORE.exec(available.message.slice(0, 4096))?.[1];
 }
 
 /** etcd raised the NOSPACE alarm: writes are refused, and no membership change is made meanwhile. */
