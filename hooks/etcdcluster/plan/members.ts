@@ -245,7 +245,12 @@ function dataCorrupt(a: Answered): Decision | undefined {
     ? `found member ${who} whose data disagrees with the others`
     : `found a member whose data disagrees with the others (etcdctl alarm list names it)`;
   const message = `etcd raised the CORRUPT alarm (reported by ${reporting.join(', ')}): its corruption check ${which}; every write is refused until the alarm is disarmed, reads are served; no membership change meanwhile. The way out (etcd's docs, data corruption): compare the members (etcdctl endpoint hashkv --cluster), remove the member whose data disagrees (etcdctl member remove <ID>), then etcdctl alarm disarm (an alarm whose member is no longer a member is disarmed by metaops); restore from a backup taken before the alarm if in doubt`;
-  return underAlarm(a, 'DataCorrupt', message);
+  const u = underAlarm(a, message);
+  return {
+    ...u.decision,
+    reason: 'DataCorrupt',
+    conditions: [available(false, 'DataCorrupt', u.available), recovering(true, 'DataCorrupt', u.recovering)],
+  };
 }
 
 /** One member a CORRUPT alarm names, as dataCorrupt says it: `<pod> (ID <id>)`, or `ID <id>` of no member. */
@@ -269,18 +274,26 @@ function noSpace(a: Answered): Decision | undefined {
   const members = a.reports.filter((r) => r.alarm === 'NOSPACE').map((r) => r.name);
   if (members.length === 0) return undefined;
   const message = `etcd raised the NOSPACE alarm (${members.join(', ')}): writes are refused until space is freed (compact, defragment every member, then etcdctl alarm disarm); no membership change meanwhile. A higher quota in pod.etcdEnv (ETCD_QUOTA_BACKEND_BYTES) reaches only member pods made after it is set, not the running members`;
-  return underAlarm(a, 'NoSpace', message);
+  const u = underAlarm(a, message);
+  return {
+    ...u.decision,
+    reason: 'NoSpace',
+    conditions: [available(false, 'NoSpace', u.available), recovering(true, 'NoSpace', u.recovering)],
+  };
 }
 
 /**
- * The answer under an alarm (`reason`, said by `message`): no membership change, but the members etcd lists keep
- * their pods, as while the quorum is lost: a member whose pod is missing is made again (with storage on its claim, as
- * the same member; an addition that never started, its first pod), and with storage a member pod that finished is
- * dropped to be made again on its claim. Making a member's pod again adds nothing to the cluster's data and no member
- * to its list: without it the cluster would run short of its fault tolerance for as long as the alarm lasts (and
- * NOSPACE's way out, defragmenting every member, could not reach the member that is gone).
+ * The answer under an alarm said by `said` (its reason and conditions the caller's): no membership change, but the
+ * members etcd lists keep their pods, as while the quorum is lost: a member whose pod is missing is made again (with
+ * storage on its claim, as the same member; an addition that never started, its first pod), and with storage a member
+ * pod that finished is dropped to be made again on its claim. Making a member's pod again adds nothing to the
+ * cluster's data and no member to its list: without it the cluster would run short of its fault tolerance for as long
+ * as the alarm lasts (and NOSPACE's way out, defragmenting every member, could not reach the member that is gone).
  */
-function underAlarm(a: Answered, reason: 'DataCorrupt' | 'NoSpace', said: string): Decision {
+function underAlarm(
+  a: Answered,
+  said: string,
+): { decision: Omit<Decision, 'reason' | 'conditions'>; available: string; recovering: string } {
   // Paused (spec.paused stops every change): the pods as they are, and no alarm disarmed (alarms.ts), said so.
   const paused = Boolean(a.spec.paused);
   const held = (a.obs.heldAlarms ?? []).map((x) => `${x.alarm} of ID ${x.memberId}`);
@@ -293,12 +306,14 @@ function underAlarm(a: Answered, reason: 'DataCorrupt' | 'NoSpace', said: string
     ? `${message}. Meanwhile ${again.join(', ')} ${again.length > 1 ? 'are' : 'is'} made again as the same member${again.length > 1 ? 's' : ''}`
     : message;
   return {
-    ...a.common,
-    pods: [...a.kept.filter((p) => !dropped.has(p.metadata.name!)), ...(paused ? [] : a.recreated)],
-    phase: 'Running',
-    reason,
-    conditions: [available(false, reason, message), recovering(true, reason, restarting)],
-    converging: true,
+    decision: {
+      ...a.common,
+      pods: [...a.kept.filter((p) => !dropped.has(p.metadata.name!)), ...(paused ? [] : a.recreated)],
+      phase: 'Running',
+      converging: true,
+    },
+    available: message,
+    recovering: restarting,
   };
 }
 
