@@ -96,6 +96,14 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/member-pod-that-cannot-start-read-as-its-statuses-say.test.ts',
   // A CORRUPT alarm: its members count for quorum, said DataCorrupt naming its member (plan/answered.ts, members.ts).
   'test/etcdcluster/cluster-under-corrupt-alarm-said-data-corrupt.test.ts',
+  // Under an alarm the members keep their pods: made again on their claims, no membership change (members.ts).
+  'test/etcdcluster/member-pods-made-again-on-their-claims-under-an-alarm.test.ts',
+  // spec.paused under an alarm: no pod made again, the alarms held said (members.ts underAlarm).
+  'test/etcdcluster/paused-cluster-disarms-no-alarm.test.ts',
+  // A member whose etcd never ran (check-dns waiting) replaced past the limit only while a quorum holds without it.
+  'test/etcdcluster/member-waiting-for-its-dns-name-replaced-after-the-limit-only-while-quorum-holds.test.ts',
+  // DataCorrupt's member named last kept while the alarm list fails (members.ts namedLast).
+  'test/etcdcluster/data-corrupt-status-settles-while-alarm-list-answers-some-calls.test.ts',
   // A failed upgrade's hold read back from the member pods once the status is lost (plan/upgrade-hold.ts upgradeFailure).
   'test/etcdcluster/upgrade-failed-hold-survives-status-loss.test.ts',
   // plan/upgrade-hold.ts respecPending called directly: the upgrade waits only where respec makes the member again.
@@ -268,6 +276,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // failures told, the health asked again and replaced only by the same member's answer, the event's words.
       'test/etcdcluster/alarms-of-ids-no-member-has-disarmed-through-the-members-that-answer.test.ts',
       'test/etcdcluster/alarm-of-no-member-disarmed.test.ts',
+      // Paused: nothing disarmed, the alarms held kept for the status (disarmStrangers' paused).
+      'test/etcdcluster/paused-cluster-disarms-no-alarm.test.ts',
     ],
     target: 85,
   },
@@ -716,6 +726,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdbackup/snapshot-stream-failure-named-in-reason.test.ts',
       // A run under a CORRUPT alarm (or alarms unread) prunes nothing; NOSPACE prunes (alarmsOf, alarmsStopPruning).
       'test/etcdbackup/periodic-backup-under-corrupt-alarm-prunes-nothing.test.ts',
+      // An alarm raised while the snapshot streams: read again before any prune, recorded (AlarmReads).
+      'test/etcdbackup/periodic-backup-alarm-raised-during-snapshot-prunes-nothing.test.ts',
     ],
     target: 85,
   },

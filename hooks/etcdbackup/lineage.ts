@@ -45,7 +45,8 @@ export const META = {
   window: 'etcd-witness-above',
   /**
    * The alarms etcd held when the snapshot was taken (`CORRUPT`, `NOSPACE`, comma-separated; absent: none), read just
-   * before it: a snapshot of a cluster etcd calls corrupt may hold the disagreeing member's data.
+   * before it and again once it streamed (backup.ts AlarmReads: a snapshot written in parts records the first read):
+   * a snapshot of a cluster etcd calls corrupt may hold the disagreeing member's data.
    */
   alarms: 'etcd-alarms',
 } as const;

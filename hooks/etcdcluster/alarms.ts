@@ -14,9 +14,11 @@ import type { EventSpec } from '../../lib/index.js';
 import { clientURL, type Cluster } from './members.js';
 import type { Observed } from './observe.js';
 
-/** What disarming did: the alarms disarmed, or why it failed. */
+/** What disarming did: the alarms disarmed (or, the cluster paused, held), or why it failed. */
 export interface Disarmed {
   disarmed: EtcdAlarm[];
+  /** Alarms of no member left as they are: spec.paused stops every change, disarming one too. */
+  held?: EtcdAlarm[];
   error?: string;
 }
 
@@ -25,7 +27,12 @@ export interface Disarmed {
  * alarm and etcd listed its members in this sync; the members that reported the alarm are asked for their health
  * again once it is gone (this sync's view tells the truth). Undefined when nothing was asked.
  */
-export async function disarmStrangers(c: Cluster, obs: Observed, client: EtcdClient): Promise<Disarmed | undefined> {
+export async function disarmStrangers(
+  c: Cluster,
+  obs: Observed,
+  client: EtcdClient,
+  paused = false,
+): Promise<Disarmed | undefined> {
   if (!obs.etcd || !client.alarms || !client.alarmDisarm) return undefined;
   const alarmed = obs.pods.map((p) => p.metadata.name).filter((n) => obs.health[n]?.alarm);
   if (alarmed.length === 0) return undefined;
@@ -40,6 +47,12 @@ export async function disarmStrangers(c: Cluster, obs: Observed, client: EtcdCli
     // The members' own alarms stay, and are what the status names (a CORRUPT alarm names the member that disagrees).
     obs.alarms = listed.filter((a) => members.has(a.memberId));
     const strangers = listed.filter((a) => !members.has(a.memberId));
+    // Paused (an admin working etcd's way out by hand: a member removed, the others compared before disarming):
+    // nothing is disarmed until spec.paused is false again.
+    if (paused && strangers.length) {
+      obs.heldAlarms = strangers;
+      return { disarmed, held: strangers };
+    }
     for (const a of strangers) {
       await client.alarmDisarm(answering, a);
       disarmed.push(a);

@@ -595,7 +595,7 @@ async function beforeDecision(
     request,
   );
   if (refused) obs.checkedRefused = refused;
-  const alarms = await disarmStrangers(c, obs, etcd);
+  const alarms = await disarmStrangers(c, obs, etcd, Boolean(hook.spec.paused));
   if (alarms?.disarmed.length) hook.event(disarmedEvent(alarms));
   if (alarms?.error) log.warn({ error: alarms.error }, 'disarming the alarms of non-members failed');
 }

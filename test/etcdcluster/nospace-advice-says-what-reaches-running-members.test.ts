@@ -1,11 +1,11 @@
 // The NoSpace condition's advice (plan/members.ts noSpace). etcd's NOSPACE alarm comes from a database that reached its
 // quota, and the members replicate one database: they all reach it. Running members keep the pod they were made with
 // (docs/etcdcluster.md), and a pod's container env cannot change in place: ETCD_QUOTA_BACKEND_BYTES set in
-// spec.pod.etcdEnv while the alarm holds reaches no running member (and no member pod is made meanwhile: a membership
-// change, or a pod made again, waits for the alarm to be disarmed). The advice once said "raise --quota-backend-bytes
+// spec.pod.etcdEnv while the alarm holds reaches no running member (and no membership change is made meanwhile; a
+// member pod lost is made again, on its claim). The advice once said "raise --quota-backend-bytes
 // through pod.etcdEnv", which, followed, changed nothing (30 syncs, 0 of 3 pods carrying it); it now says what frees
 // space (compact, defragment, disarm) and what pod.etcdEnv reaches: member pods made after it is set (with storage, a
-// member pod deleted once the alarm is disarmed is made again on its claim, with it).
+// member pod deleted is made again on its claim, with it).
 // Each answer fed back as the next observed state.
 import t from 'tap';
 import type { MemberHealth } from '../../hooks/etcdcommon/etcd.js';

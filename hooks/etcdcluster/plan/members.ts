@@ -5,7 +5,13 @@
 // promoted; then the size; then the version, one member at a time; then members made before restart in place move
 // to it, one at a time. At most one membership change per sync; the next sync (resyncAfterSeconds) takes the next
 // step.
-import { type ConditionInput, type KubeObject, rfc3339, type ParentObject } from '../../../lib/index.js';
+import {
+  type ConditionInput,
+  type KubeObject,
+  previousConditions,
+  rfc3339,
+  type ParentObject,
+} from '../../../lib/index.js';
 import { memberImage, memberIndex, memberName, memberPod, peerURL } from '../members.js';
 import { crashLooping, DEAD_PHASES, endedByNode, etcdExited, etcdWaiting, exitLasted, phaseOf } from '../pods.js';
 import type { EtcdClusterSpec } from '../schema.js';
@@ -231,18 +237,36 @@ function dataCorrupt(a: Answered): Decision | undefined {
       const r = a.reports.find((m) => m.id === x.memberId);
       return r ? `${r.name} (ID ${x.memberId})` : `ID ${x.memberId}`;
     });
-  const which = named.length
-    ? `found member ${[...new Set(named)].join(', ')} whose data disagrees with the others`
+  // Without a list in this sync (etcd's alarm list goes through raft and may time out while /health answers), the
+  // member named when it last answered is named still: the status stays as it is until a list says otherwise.
+  const last = a.obs.alarms === undefined ? namedLast(a.parent) : undefined;
+  const who = named.length ? [...new Set(named)].join(', ') : last;
+  const which = who
+    ? `found member ${who} whose data disagrees with the others`
     : `found a member whose data disagrees with the others (etcdctl alarm list names it)`;
   const message = `etcd raised the CORRUPT alarm (reported by ${reporting.join(', ')}): its corruption check ${which}; every write is refused until the alarm is disarmed, reads are served; no membership change meanwhile. The way out (etcd's docs, data corruption): compare the members (etcdctl endpoint hashkv --cluster), remove the member whose data disagrees (etcdctl member remove <ID>), then etcdctl alarm disarm (an alarm whose member is no longer a member is disarmed by metaops); restore from a backup taken before the alarm if in doubt`;
+  const u = underAlarm(a, message);
   return {
-    ...a.common,
-    pods: a.kept,
-    phase: 'Running',
+    ...u.decision,
     reason: 'DataCorrupt',
-    conditions: [available(false, 'DataCorrupt', message), recovering(true, 'DataCorrupt', message)],
-    converging: true,
+    conditions: [available(false, 'DataCorrupt', u.available), recovering(true, 'DataCorrupt', u.recovering)],
   };
+}
+
+/** One member a CORRUPT alarm names, as dataCorrupt says it: `<pod> (ID <id>)`, or `ID <id>` of no member. */
+const NAMED = String.raw`(?:[-a-z0-9.]{1,253} \(ID [0-9]{1,20}\)|ID [0-9]{1,20})`;
+const NAMED_BEFORE = new RegExp(
+  String.raw`^etcd raised the CORRUPT alarm \(reported by [^)]*\): its corruption check found member (${NAMED}(?:, ${NAMED}){0,15}) whose data disagrees`,
+);
+
+/**
+ * The members the CORRUPT alarm named when etcd's alarm list last answered, as the status's `DataCorrupt` said them
+ * (read by their shape: pod names and IDs only), or undefined.
+ */
+export function namedLast(parent: ParentObject): string | undefined {
+  const available = previousConditions(parent.status).find((c) => c.type === 'Available');
+  if (available?.reason !== 'DataCorrupt' || typeof available.message !== 'string') return undefined;
+  return NAMED_BEFORE.exec(available.message.slice(0, 4096))?.[1];
 }
 
 /** etcd raised the NOSPACE alarm: writes are refused, and no membership change is made meanwhile. */
@@ -250,13 +274,46 @@ function noSpace(a: Answered): Decision | undefined {
   const members = a.reports.filter((r) => r.alarm === 'NOSPACE').map((r) => r.name);
   if (members.length === 0) return undefined;
   const message = `etcd raised the NOSPACE alarm (${members.join(', ')}): writes are refused until space is freed (compact, defragment every member, then etcdctl alarm disarm); no membership change meanwhile. A higher quota in pod.etcdEnv (ETCD_QUOTA_BACKEND_BYTES) reaches only member pods made after it is set, not the running members`;
+  const u = underAlarm(a, message);
   return {
-    ...a.common,
-    pods: a.kept,
-    phase: 'Running',
+    ...u.decision,
     reason: 'NoSpace',
-    conditions: [available(false, 'NoSpace', message), recovering(true, 'NoSpace', message)],
-    converging: true,
+    conditions: [available(false, 'NoSpace', u.available), recovering(true, 'NoSpace', u.recovering)],
+  };
+}
+
+/**
+ * The answer under an alarm said by `said` (its reason and conditions the caller's): no membership change, but the
+ * members etcd lists keep their pods, as while the quorum is lost: a member whose pod is missing is made again (with
+ * storage on its claim, as the same member; an addition that never started, its first pod), and with storage a member
+ * pod that finished is dropped to be made again on its claim. Making a member's pod again adds nothing to the
+ * cluster's data and no member to its list: without it the cluster would run short of its fault tolerance for as long
+ * as the alarm lasts (and NOSPACE's way out, defragmenting every member, could not reach the member that is gone).
+ */
+function underAlarm(
+  a: Answered,
+  said: string,
+): { decision: Omit<Decision, 'reason' | 'conditions'>; available: string; recovering: string } {
+  // Paused (spec.paused stops every change): the pods as they are, and no alarm disarmed (alarms.ts), said so.
+  const paused = Boolean(a.spec.paused);
+  const held = (a.obs.heldAlarms ?? []).map((x) => `${x.alarm} of ID ${x.memberId}`);
+  const message = paused
+    ? `${said}. spec.paused is true: no pod is made${held.length ? ` and no alarm disarmed (${held.join(', ')}: no member has the ID)` : ''} until it is false`
+    : said;
+  const dropped = new Set(paused ? [] : a.finishedWithStorage);
+  const again = paused ? [] : [...a.recreated.map((p) => p.metadata.name!), ...a.finishedWithStorage];
+  const restarting = again.length
+    ? `${message}. Meanwhile ${again.join(', ')} ${again.length > 1 ? 'are' : 'is'} made again as the same member${again.length > 1 ? 's' : ''}`
+    : message;
+  return {
+    decision: {
+      ...a.common,
+      pods: [...a.kept.filter((p) => !dropped.has(p.metadata.name!)), ...(paused ? [] : a.recreated)],
+      phase: 'Running',
+      converging: true,
+    },
+    available: message,
+    recovering: restarting,
   };
 }
 

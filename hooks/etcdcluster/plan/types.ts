@@ -35,6 +35,8 @@ export interface Observation {
    * reported an alarm; which member each names (a CORRUPT alarm names the member whose data disagrees).
    */
   alarms?: EtcdAlarm[];
+  /** Alarms of IDs no member has, listed in this sync and not disarmed: spec.paused stops every change (alarms.ts). */
+  heldAlarms?: EtcdAlarm[];
   /** The newest EtcdRestore naming this cluster, if any. */
   restore?: { uid: string; name: string; source: RestoreSource; created?: string };
   /** The restore recorded in status with its checked snapshot (sync.ts, carriedOn): carried on once its EtcdRestore went. */
