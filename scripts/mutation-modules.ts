@@ -383,6 +383,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
   'hooks/s3/policy.ts': {
     tests: [
       'test/s3/policy.test.ts',
+      // Tag keys of 1 to 128 and values up to 256 characters taken, both ends of each bound.
+      'test/s3/bucket-tags-taken-up-to-the-lengths-aws-allows.test.ts',
       'test/s3/ownership.test.ts',
       'test/s3/kms-key-withdrawn-nothing-else-touched.test.ts',
       'test/s3/kms-grant-of-a-key-id-no-longer-accepted-is-withdrawn.test.ts',
