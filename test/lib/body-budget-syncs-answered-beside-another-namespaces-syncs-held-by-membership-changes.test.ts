@@ -38,8 +38,6 @@ import {
 } from '../fixtures/slow-tenant-syncs.js';
 
 const TOKEN = 'body-budget-membership-token-0123456789abcdef';
-/** This session's port range (20000 + 100 * 39). */
-const PORT = 23900;
 const PODS = 150;
 /** What A's answer says of a membership change that stopped waiting for B (hooks/etcdcluster/sync.ts unlessWanted). */
 const GAVE_WAY = 'gave way to another namespace';
@@ -125,8 +123,8 @@ async function metacontrollerWorkers(
 }
 
 /** B's PodSet sync posted for 12 s beside A's five workers posting `large` (on `keys` clusters): what each saw. */
-async function beside(t: Test, port: number, large: string, keys = 0) {
-  const { budget, base } = await budgetServer(t, TOKEN, port, slowMembers);
+async function beside(t: Test, large: string, keys = 0) {
+  const { budget, base } = await budgetServer(t, TOKEN, 0, slowMembers);
   const { body, file } = podSetSync(PODS);
   t.ok(body.length > budget.small, `B's sync is ${body.length} bytes: over half the reserve (${budget.small})`);
   t.equal(await post(base, TOKEN, 'podset/sync', body), 200, "B's sync alone is answered");
@@ -144,7 +142,7 @@ async function beside(t: Test, port: number, large: string, keys = 0) {
 t.test(
   "control: beside another namespace's large syncs whose members answer reads just within the deadline",
   async (t) => {
-    const { statuses } = await beside(t, PORT, aSync(3));
+    const { statuses } = await beside(t, aSync(3));
     t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered");
   },
 );
@@ -152,7 +150,7 @@ t.test(
 t.test(
   "a namespace's sync is answered beside another namespace's large syncs held by membership changes its members never answer",
   async (t) => {
-    const { statuses } = await beside(t, PORT + 1, aSync(2));
+    const { statuses } = await beside(t, aSync(2));
     t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered, none told to retry");
   },
 );
@@ -160,7 +158,7 @@ t.test(
 t.test(
   "a namespace's sync is answered beside another namespace's clusters held by membership changes, as Metacontroller requeues them",
   async (t) => {
-    const { statuses, a } = await beside(t, PORT + 2, aSync(2), 25);
+    const { statuses, a } = await beside(t, aSync(2), 25);
     t.same(Object.keys(statuses), ['200'], "every one of B's syncs is answered, none told to retry");
     t.ok(
       (a['gave way'] ?? 0) > 0,
