@@ -6,7 +6,7 @@ import { createSecureContext } from 'node:tls';
 import type { AuthConfig } from './auth.js';
 import { DEFAULT_BODY_BUDGET } from './body-budget.js';
 import { LABEL_KEY_ENV, MIN_LABEL_KEY_LENGTH } from './parent-label.js';
-import { MAX_REPLICAS, REPLICAS_ENV } from './server-replicas.js';
+import { MAX_REPLICAS, REPLICAS_ENV, REPLICAS_WHY } from './server-replicas.js';
 
 export interface TlsSettings {
   certFile: string;
@@ -74,6 +74,21 @@ function integer(
     return fallback;
   }
   return value;
+}
+
+/**
+ * METAOPS_REPLICAS: a whole number from 1 to MAX_REPLICAS; more (a whole number) is refused with the reason
+ * (REPLICAS_WHY), anything else as any integer setting is.
+ */
+function replicasSetting(env: NodeJS.ProcessEnv, problems: string[]): void {
+  const text = env[REPLICAS_ENV]?.trim();
+  if (text !== undefined && /^\d+$/.test(text) && Number(text) > MAX_REPLICAS) {
+    problems.push(
+      `${REPLICAS_ENV}=${JSON.stringify(env[REPLICAS_ENV])}: at most ${MAX_REPLICAS} replicas of the hook server may serve: ${REPLICAS_WHY}`,
+    );
+    return;
+  }
+  integer(env, REPLICAS_ENV, 1, 1, MAX_REPLICAS, problems);
 }
 
 function unitOf(name: string): string {
@@ -284,7 +299,7 @@ export function settingsFromEnv(
     problems,
   );
   // Read by the operators' clients (lib/server-replicas.ts replicasOf); a wrong value stops the server here.
-  integer(env, REPLICAS_ENV, 1, 1, MAX_REPLICAS, problems);
+  replicasSetting(env, problems);
   const tls = tlsSettings(env, problems);
   problems.push(...operatorProblems(env));
   if (problems.length > 0) throw new ConfigError(problems);

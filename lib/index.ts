@@ -48,6 +48,7 @@ export * from './replicas.js';
 export { perReplica, replicasOf, REPLICAS_ENV } from './server-replicas.js';
 export * from './schemas.js';
 export * from './shares.js';
+export * from './namespace-calls.js';
 export * from './spec.js';
 export * from './storage-class.js';
 export * from './values.js';

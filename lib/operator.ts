@@ -824,6 +824,8 @@ export interface RunOptions<C, K> {
   services?: Partial<Services>;
   log?: FastifyBaseLogger;
   signal?: AbortSignal;
+  /** The call's turn of the body budget asked to give way (lib/hook.ts CallContext.turnWanted). */
+  turnWanted?: AbortSignal;
 }
 
 type RequestOf<D> = D extends DecoratorHookDefinition ? DecoratorSyncRequest : CompositeSyncRequest;
@@ -884,6 +886,7 @@ function invoke<C, K>(
       ...options.settings,
     } as K,
     signal: options.signal ?? new AbortController().signal,
+    ...(options.turnWanted ? { turnWanted: options.turnWanted } : {}),
   };
   const fn = (hook === 'sync' ? def.sync : def.finalize) as
     ((request: unknown, ctx: CallContext<C, K>) => unknown) | undefined;

@@ -266,6 +266,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/etcdcommon/client-alarms-listed-and-disarmed.test.ts',
       // A namespace's syncs dialling at once over the Deployment's replicas (tenantMaxSyncs, METAOPS_REPLICAS).
       'test/lib/namespace-syncs-waiting-at-once-within-its-share-over-the-deployments-replicas.test.ts',
+      // A namespace's budget of calls over time (Shares.budget, budgetWait, the calls spent as they are made).
+      'test/etcdcluster/namespace-budget-of-etcd-calls.test.ts',
     ],
     target: 85,
   },
@@ -426,6 +428,10 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/s3/namespace-aws-calls-bounded-whatever-its-resource-count.test.ts',
       'test/s3/renamed-buckets-waiting-on-their-tenant-back-off.test.ts',
       'test/s3/namespace-share-of-aws-calls.test.ts',
+      // The helper share.ts keeps its calls under way and budget in (lib/namespace-calls.ts).
+      'test/lib/namespace-calls.test.ts',
+      // A call waiting on AWS gives its turn of the body budget way to another namespace (givingWay).
+      'test/s3/sync-waiting-on-aws-gives-way-to-another-namespace.test.ts',
       // A refused spec revokes its grant on a bucket another account took since (narrowGrant), and says so.
       'test/s3/refused-spec-revokes-its-grant-on-a-bucket-of-another-account.test.ts',
       // A resource that never answered its Secret claims the name whatever AWS answers (claimOf).

@@ -26,11 +26,18 @@ import {
   RETRY_SECONDS,
   RetryLaterError,
   type SyncHook,
+  waitingForShare,
   takenIn,
   takenNames,
   typeKey,
 } from '../../lib/index.js';
-import { EtcdError, type DialScope, type EtcdClient } from '../etcdcommon/etcd.js';
+import {
+  ETCD_CALLS_PER_PERIOD,
+  ETCD_CALLS_PERIOD_SECONDS,
+  EtcdError,
+  type DialScope,
+  type EtcdClient,
+} from '../etcdcommon/etcd.js';
 import {
   alreadyRestored,
   restoresCarriedOutKnown,
@@ -495,6 +502,19 @@ async function syncCluster(
   // Retry-After, nothing done: the namespace's other syncs hold the share, or other namespaces' syncs the server's
   // calls (their members slow or silent), and this one would otherwise wait for them in the hook, holding one of the
   // workers Metacontroller shares between every namespace.
+  // The namespace's budget of calls to etcd over time (etcd.ts ETCD_CALLS_PER_PERIOD): spent, the sync is answered at
+  // once, nothing dialled, every child and the status kept as they are (Ready too) but Synced, which says so
+  // (lib/namespace-calls.ts waitingForShare), asked again once the budget holds this sync's calls (4 a pod and one).
+  const budgetWait = pods > 0 && !operatorUnusable ? (client.budgetWait?.(4 * pods + 1, now) ?? 0) : 0;
+  if (budgetWait > 0) {
+    const retry = Math.max(RETRY_SECONDS.soon, budgetWait);
+    return waitingForShare(
+      hook.request,
+      `waiting for this namespace's share of calls to etcd: its EtcdClusters' syncs have made the ${ETCD_CALLS_PER_PERIOD} calls a namespace may make in ${ETCD_CALLS_PERIOD_SECONDS / 60} minutes (in each of the hook server's replicas); nothing was dialled and nothing changed, asked again in ${retry} s`,
+      retry,
+      now,
+    );
+  }
   if (pods > 0 && !operatorUnusable && client.hold && !client.hold())
     throw new RetryLaterError(
       `no call to etcd free for namespace ${parent.metadata.namespace ?? ''}: its share is held by its other clusters' syncs, or the server's calls by other namespaces' syncs: retried later, nothing done`,

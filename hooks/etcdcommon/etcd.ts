@@ -17,6 +17,7 @@ import {
   HANDSHAKE_RESET,
   InvalidAnswerError,
   MAX_ERROR_TEXT,
+  NamespaceCalls,
   NamespaceShares,
   fairTake,
 } from '../../lib/index.js';
@@ -149,6 +150,12 @@ export interface EtcdClient {
   release?(): void;
   /** Whether the view's calls were made and every one that ended timed out: its members are silent. */
   silent?(): boolean;
+  /**
+   * The whole seconds until the view's tenant's budget of calls to etcd over time (Shares.budget,
+   * ETCD_CALLS_PER_PERIOD) holds `need` calls, at `now`: 0 when it holds them now (a sync starts only then; its calls
+   * are spent as they are made). Without it, or without a tenant, there is no budget.
+   */
+  budgetWait?(need: number, now: Date): number;
 }
 
 export class EtcdError extends Error {
@@ -275,9 +282,15 @@ export type TakenShare = (() => void) & {
 export class Shares {
   private readonly byKey = new Map<string, { limiter: Limiter; users: number; calls: number }>();
   private calls = 0;
+  /**
+   * Each key's budget of calls over time (lib/namespace-calls.ts, as S3's): `callsPerPeriod` every
+   * ETCD_CALLS_PERIOD_SECONDS, spent by every call a view of the key makes.
+   */
+  readonly budget = new NamespaceCalls(ETCD_CALLS_PERIOD_SECONDS);
   constructor(
     readonly max: number,
     readonly bound: number = SERVER_MAX_CALLS,
+    readonly callsPerPeriod: number = ETCD_CALLS_PER_PERIOD,
   ) {}
 
   async run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -417,6 +430,20 @@ export const TENANT_MAX_CALLS = 48;
 export const TENANT_MAX_SYNCS = 2;
 /** Total time a membership change may spend trying endpoints one after another. */
 export const MUTATION_BUDGET_MS = 3000;
+/**
+ * The period over which a namespace's budget of calls to etcd refills: ten of EtcdCluster's resyncs (30 s,
+ * hooks/etcdcluster/index.ts resyncPeriodSeconds).
+ */
+export const ETCD_CALLS_PERIOD_SECONDS = 300;
+/**
+ * The calls to etcd a namespace's EtcdCluster syncs may make per ETCD_CALLS_PERIOD_SECONDS (10 a second on average):
+ * a sync of a cluster of n members at rest makes at most 4n + 1 (a member list and its version through each member,
+ * each member's health, version and status), 13 for 3 members, so that 23 clusters of 3 members at rest, each synced
+ * every 30 s, fit (or 8 of 9 members). Past it a sync starts only once the budget holds its 4n + 1 again (answered
+ * at once with Synced False, WaitingForNamespaceShare, the status kept): a namespace's many clusters, or its edits,
+ * make at most this many calls, whatever their number.
+ */
+export const ETCD_CALLS_PER_PERIOD = 3000;
 /** What an etcd version looks like; anything else a member answers is not reported. */
 const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]{1,40})?$/;
 
@@ -594,6 +621,13 @@ export class HttpEtcdClient implements EtcdClient {
     if (!share) return;
     share.held = false;
     if (share.inFlight === 0) this.giveBack(share);
+  }
+
+  /** The seconds until the view's tenant's budget holds `need` calls (0: now; a view without a tenant: always 0). */
+  budgetWait(need: number, now: Date): number {
+    const tenant = this.scope?.dial.tenant;
+    if (tenant === undefined) return 0;
+    return this.tenants.budget.waitFor(tenant, this.tenants.callsPerPeriod, need, now);
   }
 
   /** Whether the view made calls, none of which was answered, and some timed out: its members are silent. */
@@ -874,7 +908,11 @@ export class HttpEtcdClient implements EtcdClient {
       );
     share.inFlight++;
     try {
-      return await share.calls!.run(task, this.signal);
+      return await share.calls!.run(() => {
+        // Spent from the tenant's budget of calls over time as it is made (a started sync is never cut).
+        this.tenants.budget.spend(tenant);
+        return task();
+      }, this.signal);
     } finally {
       if (--share.inFlight === 0 && !share.held) this.giveBack(share);
     }

@@ -6,15 +6,16 @@
 //   is answered at once, without a call, and asked again soon (a region the server's egress drops makes each call
 //   silent until its deadline: the namespace holds two workers at most, never all five);
 // - at most its budget of AWS calls (callsPerPeriod, refilled evenly over CALLS_PERIOD_SECONDS) is spent: a hook call
-//   starts only while the budget holds a sync at rest (AT_REST_CALLS); a started one is never cut (what it began
-//   it finishes; the budget goes below zero, and the namespace waits until it is paid back); a sync that withdraws a
+//   starts only while the budget holds a sync at rest (AT_REST_CALLS); a started one is never cut by the budget (what
+//   it began it finishes; the budget goes below zero, and the namespace waits until it is paid back: only its turn of
+//   the body budget wanted by another namespace stops it, sync.ts givingWay); a sync that withdraws a
 //   KMS grant the server no longer allows is not held back by the budget (its calls count). A hook call that does not
 //   start keeps what the resource has (status, Secret, Ready as it was) and is asked again once the budget allows.
 //
-// Kept in memory (a restart gives every namespace a full budget), at most MAX_NAMESPACES namespaces remembered, the
-// least recently used forgotten first: a namespace forgotten is one whose budget had refilled or that made no call
-// while MAX_NAMESPACES others did.
-import { RETRY_SECONDS, TemporaryError } from '../../lib/index.js';
+// Both kept by lib/namespace-calls.ts (NamespaceCalls), as EtcdCluster's are: in memory (a restart gives every
+// namespace a full budget), at most MAX_NAMESPACES namespaces remembered, the least recently used forgotten first: a
+// namespace forgotten is one whose budget had refilled or that made no call while MAX_NAMESPACES others did.
+import { NamespaceCalls, RETRY_SECONDS, TemporaryError, WAITING_FOR_SHARE } from '../../lib/index.js';
 import type { AwsApi } from './api.js';
 
 /** A namespace's hook calls that call AWS at once, at most (EtcdCluster's is TENANT_MAX_SYNCS, the same). */
@@ -25,8 +26,8 @@ export const AT_REST_CALLS = 9;
 export const CALLS_PERIOD_SECONDS = 300;
 /** Namespaces whose budget is remembered, at most (each a few numbers). */
 export const MAX_NAMESPACES = 10_000;
-/** The reason a hook call that waits for its namespace's share answers with. */
-export const WAITING_FOR_SHARE = 'WaitingForNamespaceShare';
+/** The reason a hook call that waits for its namespace's share answers with (lib/namespace-calls.ts). */
+export { WAITING_FOR_SHARE };
 
 /**
  * A namespace's AWS calls per CALLS_PERIOD_SECONDS: those of its bucket bound's resources at rest, each synced once a
@@ -43,20 +44,13 @@ export function callsPerPeriod(bucketsPerNamespace: number): number {
  */
 export const MIN_CALLS_PER_PERIOD = 5 * AT_REST_CALLS;
 
-interface Budget {
-  /** Calls left (below zero: owed by a hook call that took more than was left). */
-  calls: number;
-  /** When `calls` was last refilled (ms). */
-  at: number;
-}
-
 /** A hook call that waits for its namespace's share: nothing was sent to AWS; asked again after retryAfterSeconds. */
 export class ShareWait extends TemporaryError {}
 
 /** What the server remembers of every namespace's S3 share: hook calls under way, and the budget of calls. */
 export class S3Tenants {
-  private readonly running = new Map<string, number>();
-  private readonly budgets = new Map<string, Budget>();
+  /** The namespaces' hook calls under way and budgets (lib/namespace-calls.ts). */
+  private readonly calls: NamespaceCalls;
   constructor(
     readonly maxNamespaces: number = MAX_NAMESPACES,
     /** A namespace's calls per period for its bucket bound (tests of other rules give a roomy one). */
@@ -67,30 +61,18 @@ export class S3Tenants {
      * namespace holds at most S3_TENANT_MAX_SYNCS of Metacontroller's workers over all the replicas.
      */
     readonly maxSyncs: number = S3_TENANT_MAX_SYNCS,
-  ) {}
+  ) {
+    this.calls = new NamespaceCalls(CALLS_PERIOD_SECONDS, maxNamespaces);
+  }
 
   /** The namespace's hook calls under way. */
   inFlight(namespace: string): number {
-    return this.running.get(namespace) ?? 0;
-  }
-
-  /** The namespace's budget at `now`, refilled (a clock gone back refills nothing), now the most recently used. */
-  private budget(namespace: string, capacity: number, now: Date): Budget {
-    const t = now.getTime();
-    const found = this.budgets.get(namespace);
-    const budget = found ?? { calls: capacity, at: t };
-    if (found) this.budgets.delete(namespace);
-    const elapsed = Math.max(0, t - budget.at);
-    budget.calls = Math.min(capacity, budget.calls + (elapsed / 1000) * (capacity / CALLS_PERIOD_SECONDS));
-    budget.at = Math.max(budget.at, t);
-    this.budgets.set(namespace, budget);
-    while (this.budgets.size > this.maxNamespaces) this.budgets.delete(this.budgets.keys().next().value!);
-    return budget;
+    return this.calls.inFlight(namespace);
   }
 
   /** The calls left in the namespace's budget at `now` (tests, metrics). */
   callsLeft(namespace: string, capacity: number, now: Date): number {
-    return this.budget(namespace, capacity, now).calls;
+    return this.calls.callsLeft(namespace, capacity, now);
   }
 
   /**
@@ -119,24 +101,19 @@ export class S3Tenants {
         { retryAfterSeconds: RETRY_SECONDS.soon },
       );
     }
-    const budget = this.budget(namespace, capacity, now);
-    if (!withdraws && budget.calls < Math.min(AT_REST_CALLS, capacity)) {
-      const rate = capacity / CALLS_PERIOD_SECONDS;
-      const wait = Math.max(RETRY_SECONDS.soon, Math.ceil((Math.min(AT_REST_CALLS, capacity) - budget.calls) / rate));
+    const need = Math.min(AT_REST_CALLS, capacity);
+    const waits = withdraws ? 0 : this.calls.waitFor(namespace, capacity, need, now);
+    if (waits > 0) {
+      const wait = Math.max(RETRY_SECONDS.soon, waits);
       throw new ShareWait(
         WAITING_FOR_SHARE,
         `waiting for this namespace's share of AWS calls: its S3 resources have made the ${capacity} calls a namespace may make in ${CALLS_PERIOD_SECONDS / 60} minutes (${AT_REST_CALLS} for each bucket METAOPS_S3_BUCKETS_PER_NAMESPACE allows, at least ${MIN_CALLS_PER_PERIOD}); nothing was sent to AWS and nothing changed, asked again in ${wait} s`,
         { retryAfterSeconds: wait },
       );
     }
-    this.running.set(namespace, under + 1);
-    try {
-      return await work(counted(aws, () => void (this.budget(namespace, capacity, now).calls -= 1)));
-    } finally {
-      const left = this.inFlight(namespace) - 1;
-      if (left > 0) this.running.set(namespace, left);
-      else this.running.delete(namespace);
-    }
+    // The budget read (refilled, the namespace's most recently used) before the calls are spent from it.
+    if (withdraws) this.calls.callsLeft(namespace, capacity, now);
+    return this.calls.during(namespace, () => work(counted(aws, () => this.calls.spend(namespace))));
   }
 }
 

@@ -110,7 +110,14 @@ import {
   reserveBucket,
 } from './ledger.js';
 import { S3Spec, type S3Spec as Spec } from './schema.js';
-import { MAX_NAMESPACES, S3_TENANT_MAX_SYNCS, S3Tenants, ShareWait, callsPerPeriod } from './share.js';
+import {
+  MAX_NAMESPACES,
+  S3_TENANT_MAX_SYNCS,
+  S3Tenants,
+  ShareWait,
+  WAITING_FOR_SHARE,
+  callsPerPeriod,
+} from './share.js';
 import { parseJson } from '../../lib/index.js';
 
 /**
@@ -168,12 +175,14 @@ async function inShare(
     now: Date;
     clients: S3Clients;
     settings: S3Settings;
+    /** The call's turn of the body budget asked to give way (lib/hook.ts turnWanted). */
+    turnWanted?: AbortSignal | undefined;
   },
   which: 'sync' | 'finalize',
   work: (aws: AwsApi) => Promise<CompositeSyncResponse>,
   withdraws = false,
 ): Promise<CompositeSyncResponse> {
-  const { parent, now, clients, settings } = hook;
+  const { parent, now, clients, settings, turnWanted } = hook;
   try {
     const call = {
       namespace: ownerOf(parent).namespace,
@@ -181,11 +190,45 @@ async function inShare(
       now,
       withdraws,
     };
-    return await clients.tenants.run(call, await clients.aws(), work);
+    return await clients.tenants.run(call, await clients.aws(), turnWanted ? givingWay(turnWanted, work) : work);
   } catch (err) {
     if (!(err instanceof ShareWait)) throw err;
     return heldForShare(hook.request, err, now, which);
   }
+}
+
+/**
+ * `work` that gives way when `wanted` aborts (another namespace's request has waited half its wait for the body budget
+ * this call's request holds, lib/body-budget.ts): every AWS call of it stops then (its deadline's signal), and the
+ * hook call answers as one waiting for its share (heldForShare: nothing of the resource changed in its answer, the
+ * status and every child kept), asked again soon; what AWS applied before is found by the next sync, as after a call
+ * whose answer was lost. A region whose endpoints the egress drops otherwise held the turn until the sync's deadline
+ * (HOOK_BUDGET_MS, 7 s), past the other namespace's wait (half the hook deadline, ~4.2 s).
+ */
+function givingWay<T>(wanted: AbortSignal, work: (aws: AwsApi) => Promise<T>): (aws: AwsApi) => Promise<T> {
+  const gaveWay = () =>
+    new ShareWait(
+      WAITING_FOR_SHARE,
+      `gave way to another namespace's request waiting for the hook server's room for request bodies, which this call held while it waited on AWS; its calls to AWS were stopped and nothing of the resource changed, asked again in ${RETRY_SECONDS.step} s`,
+      { retryAfterSeconds: RETRY_SECONDS.step },
+    );
+  return async (aws) => {
+    if (wanted.aborted) throw gaveWay();
+    const view = new Proxy(aws, {
+      get(target, prop, receiver) {
+        if (prop !== 'withDeadline') return Reflect.get(target, prop, receiver) as unknown;
+        return (ms: number, signal?: AbortSignal) =>
+          target.withDeadline(ms, signal ? AbortSignal.any([signal, wanted]) : wanted);
+      },
+    });
+    try {
+      const result = await work(view);
+      if (wanted.aborted) throw gaveWay();
+      return result;
+    } catch (err) {
+      throw wanted.aborted ? gaveWay() : err;
+    }
+  };
 }
 
 /**

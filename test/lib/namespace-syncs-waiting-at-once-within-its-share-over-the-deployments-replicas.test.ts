@@ -192,7 +192,7 @@ t.test("each replica allows max(1, floor(cap / replicas)) of a namespace's syncs
   t.equal(tenantMaxSyncsOf({ [REPLICAS_ENV]: '2' }), 1);
   t.equal(tenantMaxSyncsOf({}), TENANT_MAX_SYNCS, 'unset: the server counts itself alone');
   t.equal(s3Clients({ env: { [REPLICAS_ENV]: '2' } }).tenants.maxSyncs, 1);
-  for (const wrong of ['0', '-1', '2.5', 'two', '101', '']) {
+  for (const wrong of ['0', '-1', '2.5', 'two', '3', '5', '101', '']) {
     const problems = (() => {
       try {
         settingsFromEnv({ [REPLICAS_ENV]: wrong });
@@ -206,5 +206,32 @@ t.test("each replica allows max(1, floor(cap / replicas)) of a namespace's syncs
       `${REPLICAS_ENV}=${JSON.stringify(wrong)} stops the server: ${problems}`,
     );
   }
-  t.doesNotThrow(() => settingsFromEnv({ [REPLICAS_ENV]: '3' }));
+  t.doesNotThrow(() => settingsFromEnv({ [REPLICAS_ENV]: '2' }));
 });
+
+t.test(
+  'over every replica count the server starts with, a namespace holds at most its share of the workers',
+  async (t) => {
+    // Each replica allows perReplica(cap, replicas) of a namespace's calls waiting at once: over all of them,
+    // replicas × that. With 5 replicas a namespace held all 5 of a controller's workers (1 each); now a count the caps
+    // cannot hold over is refused at start-up, saying why.
+    for (const cap of [TENANT_MAX_SYNCS, S3_TENANT_MAX_SYNCS])
+      for (let replicas = 1; replicas <= 100; replicas++) {
+        const starts = (() => {
+          try {
+            settingsFromEnv({ [REPLICAS_ENV]: String(replicas) });
+            return true;
+          } catch (err) {
+            if (!(err instanceof ConfigError)) throw err;
+            t.match(err.problems.join('\n'), /Metacontroller's workers/, `${replicas} replicas refused, saying why`);
+            return false;
+          }
+        })();
+        if (!starts) continue;
+        const held = replicas * perReplica(cap, replicas);
+        if (held > cap)
+          t.fail(`${replicas} replicas start, and a namespace holds ${held} workers, more than its ${cap}`);
+      }
+    t.throws(() => settingsFromEnv({ [REPLICAS_ENV]: '5' }), ConfigError, 'five replicas do not start');
+  },
+);

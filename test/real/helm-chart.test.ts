@@ -41,10 +41,29 @@ t.test('helm lint passes, with the default values and with every knob set', asyn
       '--strict',
       chart,
       '--set',
-      'authToken.create=true,replicas=3,operators.s3=false,debugPolicy.imageAllowlist={busybox*}',
+      'authToken.create=true,replicas=1,operators.s3=false,debugPolicy.imageAllowlist={busybox*}',
     ]),
     /0 chart\(s\) failed/,
   );
+});
+
+t.test("more replicas than a namespace's share of the workers holds over are refused, saying why", async (t) => {
+  // Each replica counts a namespace's syncs waiting at once alone and allows at least one: 3 replicas let it hold 3
+  // of Metacontroller's workers, 5 all 5 (lib/server-replicas.ts MAX_REPLICAS).
+  for (const replicas of [3, 5]) {
+    let said = '';
+    try {
+      helm(['template', 'metaops', chart, '--set', `replicas=${replicas}`]);
+    } catch (err) {
+      said = String((err as { stderr?: unknown }).stderr ?? err);
+    }
+    t.match(
+      said,
+      new RegExp(`replicas=${replicas}: at most 2 replicas .*Metacontroller's workers`),
+      `${replicas} refused`,
+    );
+  }
+  t.equal(render(['--set', 'replicas=1']).find((o) => o.kind === 'Deployment')?.spec.replicas, 1, 'one renders');
 });
 
 t.test('with its defaults the chart renders what kustomize renders (less the Namespace, CRDs kept)', async (t) => {
@@ -82,7 +101,7 @@ t.test('each value shows in what Helm renders', async (t) => {
       'image.repository=registry.example:5000/team/metaops',
       'image.tag=1.2.3',
       'image.pullPolicy=Always',
-      'replicas=3',
+      'replicas=1',
       'resources.requests.cpu=250m',
       'resources.limits.memory=1Gi',
       'logLevel=debug',
@@ -116,7 +135,7 @@ t.test('each value shows in what Helm renders', async (t) => {
   const c = deployment.spec.template.spec.containers[0];
   t.equal(c.image, 'registry.example:5000/team/metaops:1.2.3');
   t.equal(c.imagePullPolicy, 'Always');
-  t.equal(deployment.spec.replicas, 3);
+  t.equal(deployment.spec.replicas, 1);
   t.same(
     c.resources,
     { requests: { cpu: '250m', memory: '96Mi' }, limits: { memory: '1Gi' } },
