@@ -586,6 +586,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/memcached/too-large-to-list-pods-judged-on-its-pod-template.test.ts',
       // Held, a spec change the kept Deployment is never given says the hold, not Complete (withheld).
       'test/memcached/held-memcached-with-a-changed-spec-is-not-complete.test.ts',
+      // Made together with an EtcdCluster made first, it yields the shared Service when it never served (served).
+      'test/operators/a-memcached-made-with-an-etcdcluster-yields-the-service-the-first-wants.test.ts',
       // spec.progressDeadlineSeconds is the deadline (deadlineSeconds).
       'test/lib/progress-deadline-seconds-of-memcached-and-mysqlcluster.test.ts',
       // status.selector (an HPA's) selects on the instance label once every pod carries it.
