@@ -530,6 +530,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podset/sync-request-within-body-limit-for-every-accepted-command.test.ts',
       'test/podset/sync-request-within-body-limit-with-injected-sidecars.test.ts',
       'test/podset/rollout-pod-proves-template-by-staying-ready.test.ts',
+      // Made together with an EtcdCluster made first, it yields the pod names that one wants when it never ran (served).
+      'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
       // Its pods' NetworkPolicy and NetworkPolicyCreated (policyConditions, kept).
       'test/podset/pods-network-policy.test.ts',
       // complementPolicies called directly: made as the setting and the namespace's governance say.
@@ -588,6 +590,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/memcached/held-memcached-with-a-changed-spec-is-not-complete.test.ts',
       // Made together with an EtcdCluster made first, it yields the shared Service when it never served (served).
       'test/operators/a-memcached-made-with-an-etcdcluster-yields-the-service-the-first-wants.test.ts',
+      'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
       // spec.progressDeadlineSeconds is the deadline (deadlineSeconds).
       'test/lib/progress-deadline-seconds-of-memcached-and-mysqlcluster.test.ts',
       // status.selector (an HPA's) selects on the instance label once every pod carries it.
@@ -608,6 +611,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // A name the later of two parents made together released goes to the first (releasedTo).
       'test/lib/free-name-released-to-the-first.test.ts',
       'test/operators/names-a-later-parent-released-go-to-the-first.test.ts',
+      // Every pair of kinds whose Service or pod names meet, made together: the first works (laterSide, firstSide).
+      'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
       // A free name a parent made before makes is kept from a later one, records or not; a held parent keeps none
       // (keptByEarlier, heldByNames).
       'test/lib/free-name-kept-for-a-parent-made-before.test.ts',
