@@ -532,6 +532,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podset/rollout-pod-proves-template-by-staying-ready.test.ts',
       // Made together with an EtcdCluster made first, it yields the pod names that one wants when it never ran (served).
       'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
+      // Held on some pod names, it makes the others and says which (served, with lib/ownership.ts makesText).
+      'test/operators/a-parent-held-on-some-pod-names-says-which-pods-it-makes.test.ts',
       // Its pods' NetworkPolicy and NetworkPolicyCreated (policyConditions, kept).
       'test/podset/pods-network-policy.test.ts',
       // complementPolicies called directly: made as the setting and the namespace's governance say.
@@ -603,7 +605,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     tests: [
       // What a later parent says beside a first it holds nothing of (keepsNote).
       'test/operators/a-later-parent-holding-nothing-says-the-first-carries-on.test.ts',
-      'test/podset/a-later-podset-held-on-some-pods-does-not-say-it-makes-nothing.test.ts',
+      'test/operators/a-parent-held-on-some-pod-names-says-which-pods-it-makes.test.ts',
       'test/operators/collisions.test.ts',
       'test/operators/field-cases.test.ts',
       'test/lib/ownership-held-records.test.ts',
