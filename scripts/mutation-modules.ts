@@ -534,6 +534,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
       // Held on some pod names, it makes the others and says which (served, with lib/ownership.ts makesText).
       'test/operators/a-parent-held-on-some-pod-names-says-which-pods-it-makes.test.ts',
+      // One whose pod ran keeps its pods; one none of whose pods ran releases them (served).
+      'test/operators/a-parent-made-second-that-served-releases-nothing.test.ts',
       // Its pods' NetworkPolicy and NetworkPolicyCreated (policyConditions, kept).
       'test/podset/pods-network-policy.test.ts',
       // complementPolicies called directly: made as the setting and the namespace's governance say.
@@ -593,6 +595,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // Made together with an EtcdCluster made first, it yields the shared Service when it never served (served).
       'test/operators/a-memcached-made-with-an-etcdcluster-yields-the-service-the-first-wants.test.ts',
       'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
+      // One that served (a Ready pod: its Deployment's counts, its own pods) keeps its Service (served).
+      'test/operators/a-parent-made-second-that-served-releases-nothing.test.ts',
       // spec.progressDeadlineSeconds is the deadline (deadlineSeconds).
       'test/lib/progress-deadline-seconds-of-memcached-and-mysqlcluster.test.ts',
       // status.selector (an HPA's) selects on the instance label once every pod carries it.
