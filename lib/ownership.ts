@@ -639,7 +639,8 @@ function sides(request: CompositeSyncRequest, taken: readonly TakenName[], optio
 /**
  * What a later parent that never releases a child (`served`: why) says beside the firsts it is held for: holding
  * something of one of them, neither can carry on; holding nothing of any, the firsts carry on and it takes none of
- * those names while they are wanted there (it may make its others: a PodSet's pods whose names are free) (never "neither": a user told so may delete the first, which serves).
+ * those names while they are wanted there (holdsNoneNote; never "neither": a user told so may delete the first, which
+ * serves). A PodSet makes its pods whose names are free meanwhile, and says so (heldForTakenNames makesText).
  */
 function keepsNote(
   request: CompositeSyncRequest,
@@ -655,9 +656,17 @@ function keepsNote(
     ? `${first}, made before this ${what}, wants names this ${what} wants; this ${what} keeps what it holds ` +
         `because ${served}, so neither can carry on: delete or rename one of the two (the one made later is ` +
         `this ${what})`
-    : `${first}, made before this ${what}, wants names this ${what} wants, and this ${what} holds none of them: ` +
-        `${before.length === 1 ? 'it carries' : 'they carry'} on, and this ${what} takes none of those names while ` +
-        `they are wanted there. To run both, rename this ${what}`;
+    : holdsNoneNote(request.parent, before);
+}
+
+/** A later parent that holds none of the names the firsts want: they carry on, and it takes none of those names. */
+function holdsNoneNote(parent: ParentObject, before: readonly KubeObject[]): string {
+  const what = String(parent['kind'] ?? 'parent');
+  return (
+    `${before.map(parentText).join(', ')}, made before this ${what}, wants names this ${what} wants, and this ` +
+    `${what} holds none of them: ${before.length === 1 ? 'it carries' : 'they carry'} on, and this ${what} takes ` +
+    `none of those names while they are wanted there. To run both, rename this ${what}`
+  );
 }
 
 function laterSide(
@@ -696,6 +705,9 @@ function laterSide(
     if (h && told.has(h))
       yieldTo.set(t, { apiVersion: h.apiVersion, kind: h.kind, name: h.metadata.name!, uid: h.metadata.uid! });
   });
+  // Nothing to release and nothing said before: it holds none of the names, whether or not it served (keepsNote).
+  if (released.size === 0 && told.size === 0)
+    return { released, yieldTo, side: { note: holdsNoneNote(request.parent, before) } };
   const names = [...released].map((c) => `${c.kind} ${c.metadata.name}`).sort();
   const more = names.length > LISTED ? ` (and ${names.length - LISTED} more)` : '';
   const releases = names.length
@@ -769,13 +781,21 @@ export function heldForTakenNames(
   const options: HeldOptions = typeof held === 'boolean' ? {} : held;
   const remember = typeof held === 'boolean' ? held : held.remember === true;
   const { released, yieldTo, side } = sides(request, taken, options);
-  const [ready] = conditionsFor(parent, [takenCondition(parent, taken, side)], now);
+  const children = options.children ?? allObserved(request.children).map(keepObserved);
+  const gone = new Set([...released].map((c) => nameKey({ ...c, name: c.metadata.name })));
+  const keptChild = (c: KubeObject | null) => !!c && !gone.has(nameKey({ ...c, name: c.metadata?.name }));
+  const answered = children.filter(keptChild);
+  // Children that do not depend on one another (a PodSet's pods): held for some names, it makes the others; what it
+  // makes meanwhile is said, never left to a user to guess from "held".
+  const independent = options.children !== undefined;
+  const makes = independent ? makesText(parent, taken, answered) : undefined;
+  const said = makes ? { ...side, note: side ? `${side.note}. ${makes}` : makes } : side;
+  const [ready] = conditionsFor(parent, [takenCondition(parent, taken, said)], now);
   const before = Array.isArray(status['conditions']) ? (status['conditions'] as Array<{ type?: unknown }>) : [];
   // Progressing judged on what the parent makes while held (lib/replicas.ts heldDeadline: the members under held
   // names left out and named), else the hold. A workload kept as observed whose spec the hook's answer changes
   // (withheldIn) is never given it while held: its Progressing (the change under way, or a rest its counts show for
   // the spec it was given before) says the hold.
-  const independent = options.children !== undefined;
   const withheld = independent ? undefined : withheldIn(status);
   const judged = (): Condition =>
     heldDeadline(parent, status, { heldMembers: heldPods(taken), independent, hold: holdText(taken) }, now) ??
@@ -790,18 +810,35 @@ export function heldForTakenNames(
     Object.entries(status).filter(([, v]) => !(typeof v === 'string' && names.has(v))),
   ) as Status;
   const records = remember ? heldRecords(taken, (t) => yieldTo.get(t)) : [];
-  const children = options.children ?? allObserved(request.children).map(keepObserved);
-  const gone = new Set([...released].map((c) => nameKey({ ...c, name: c.metadata.name })));
-  const keptChild = (c: KubeObject | null) => !!c && !gone.has(nameKey({ ...c, name: c.metadata?.name }));
   return {
     status: {
       ...withoutHeldRecords(kept),
       ...(records.length ? { [HELD_BY]: records } : {}),
       conditions: [ready, ...others],
     },
-    children: children.filter(keptChild),
+    children: answered,
     resyncAfterSeconds: TAKEN_RESYNC_SECONDS,
   };
+}
+
+/**
+ * What a parent whose children do not depend on one another (HeldOptions.children: a PodSet's pods) makes while held:
+ * its children of the kinds of the taken names that its answer keeps (their names free, not released), at most
+ * LISTED named; or that it makes none of that kind.
+ */
+function makesText(parent: ParentObject, taken: readonly TakenName[], answered: readonly KubeObject[]): string {
+  const what = String(parent['kind'] ?? 'parent');
+  const kinds = new Set(taken.map((t) => `${t.child.apiVersion}/${t.child.kind}`));
+  const kindText = [...new Set(taken.map((t) => t.child.kind))].join(' or ');
+  const made = answered
+    .filter((c) => kinds.has(`${c.apiVersion}/${c.kind}`) && typeof c.metadata?.name === 'string')
+    .map((c) => c.metadata.name!);
+  if (made.length === 0) return `This ${what} makes no ${kindText} meanwhile`;
+  const more = made.length > LISTED ? ` (and ${made.length - LISTED} more)` : '';
+  return (
+    `This ${what} makes its other ${kindText}s meanwhile, whose names are free: ` +
+    `${made.slice(0, LISTED).join(', ')}${more}`
+  );
 }
 
 /**
@@ -929,28 +966,31 @@ export function guardAnswer(
     if (heldAnswer(response)) return response;
     const first = judged && options.served ? wantedByFirst(request, judged) : [];
     if (first.length === 0 || options.served!(request) !== undefined) return response;
+    // Children that do not depend on one another: every one but those the first wants is answered as the hook made it.
     return heldForTakenNames(request, first, now, (response.status as Status | null) ?? undefined, {
       wants: judged!,
       served: options.served!,
+      ...(options.independent ? { children: answeredBut(response, first) } : {}),
       remember: true,
     });
   }
-  const names = new Set(taken.map((t) => nameKey(t.child)));
   const held: HeldOptions = {
     ...(judged ? { wants: judged } : {}),
     ...(options.served ? { served: options.served } : {}),
-    ...(options.independent
-      ? {
-          children: response.children.filter(
-            (c: KubeObject | null): c is KubeObject => !!c && !names.has(nameKey({ ...c, name: c.metadata?.name })),
-          ),
-        }
-      : {}),
+    ...(options.independent ? { children: answeredBut(response, taken) } : {}),
   };
   return heldForTakenNames(request, taken, now, (response.status as Status | null) ?? undefined, {
     ...held,
     remember: wants !== undefined,
   });
+}
+
+/** The answer's children but those of the taken names (HeldOptions.children of a kind whose children are independent). */
+function answeredBut(response: CompositeSyncResponse, taken: readonly TakenName[]): KubeObject[] {
+  const names = new Set(taken.map((t) => nameKey(t.child)));
+  return response.children.filter(
+    (c: KubeObject | null): c is KubeObject => !!c && !names.has(nameKey({ ...c, name: c.metadata?.name })),
+  );
 }
 
 /**

@@ -554,6 +554,12 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/podset/sync-request-within-body-limit-for-every-accepted-command.test.ts',
       'test/podset/sync-request-within-body-limit-with-injected-sidecars.test.ts',
       'test/podset/rollout-pod-proves-template-by-staying-ready.test.ts',
+      // Made together with an EtcdCluster made first, it yields the pod names that one wants when it never ran (served).
+      'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
+      // Held on some pod names, it makes the others and says which (served, with lib/ownership.ts makesText).
+      'test/operators/a-parent-held-on-some-pod-names-says-which-pods-it-makes.test.ts',
+      // One whose pod ran keeps its pods; one none of whose pods ran releases them (served).
+      'test/operators/a-parent-made-second-that-served-releases-nothing.test.ts',
       // Its pods' NetworkPolicy and NetworkPolicyCreated (policyConditions, kept).
       'test/podset/pods-network-policy.test.ts',
       // complementPolicies called directly: made as the setting and the namespace's governance say.
@@ -612,6 +618,11 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/memcached/sync-request-within-body-limit-with-injected-pods-at-the-cut.test.ts',
       // Held, a spec change the kept Deployment is never given says the hold, not Complete (withheld).
       'test/memcached/held-memcached-with-a-changed-spec-is-not-complete.test.ts',
+      // Made together with an EtcdCluster made first, it yields the shared Service when it never served (served).
+      'test/operators/a-memcached-made-with-an-etcdcluster-yields-the-service-the-first-wants.test.ts',
+      'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
+      // One that served (a Ready pod: its Deployment's counts, its own pods) keeps its Service (served).
+      'test/operators/a-parent-made-second-that-served-releases-nothing.test.ts',
       // spec.progressDeadlineSeconds is the deadline (deadlineSeconds).
       'test/lib/progress-deadline-seconds-of-memcached-and-mysqlcluster.test.ts',
       // status.selector (an HPA's) selects on the instance label once every pod carries it.
@@ -628,7 +639,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
     tests: [
       // What a later parent says beside a first it holds nothing of (keepsNote).
       'test/operators/a-later-parent-holding-nothing-says-the-first-carries-on.test.ts',
-      'test/podset/a-later-podset-held-on-some-pods-does-not-say-it-makes-nothing.test.ts',
+      'test/operators/a-parent-held-on-some-pod-names-says-which-pods-it-makes.test.ts',
       'test/operators/collisions.test.ts',
       'test/operators/field-cases.test.ts',
       'test/lib/ownership-held-records.test.ts',
@@ -636,6 +647,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // A name the later of two parents made together released goes to the first (releasedTo).
       'test/lib/free-name-released-to-the-first.test.ts',
       'test/operators/names-a-later-parent-released-go-to-the-first.test.ts',
+      // Every pair of kinds whose Service or pod names meet, made together: the first works (laterSide, firstSide).
+      'test/operators/parents-made-together-every-pair-of-kinds-the-first-works.test.ts',
       // A free name a parent made before makes is kept from a later one, records or not; a held parent keeps none
       // (keptByEarlier, heldByNames).
       'test/lib/free-name-kept-for-a-parent-made-before.test.ts',

@@ -21,6 +21,7 @@ import {
   nameProblem,
   parser,
   relatedAtDeletion,
+  served,
   sync,
 } from './sync.js';
 
@@ -89,6 +90,9 @@ export const memcached = defineComposite({
   // A Memcached being deleted tells only its finalize's Events (no Deployment "scaled" to none).
   eventsOf: (request) => (request.parent.metadata.deletionTimestamp ? () => [] : memcachedEvents(request)),
   sync,
+  // Made together with a parent made before it that wants its Service name (EtcdCluster `<name>-memcached`), it yields
+  // when none of its pods was ever Ready (served): it releases the Service, keeps its Deployment, and says why.
+  served,
   // Deleted: the Deployment and Service go, the pods' NetworkPolicy stays while a pod it selects is observed, at
   // most 120 s (sync.ts finalize); customize still asks for the pods then.
   finalize,

@@ -86,6 +86,8 @@ import {
   workloadFailure,
   workloadPending,
   workloadWithheld,
+  servedByStatus,
+  isPodReady,
 } from '../../lib/index.js';
 import { DEFAULT_PORT, MAX_SIZE, MEMCACHED_IMAGE, MemcachedSpec, type MemcachedSpec as Spec } from './schema.js';
 
@@ -600,6 +602,26 @@ export function sync({
   if (labelled !== undefined) status[PODS_LABEL] = labelled;
   const again = policyResync(unguarded);
   return { status, children, ...(again !== undefined ? { resyncAfterSeconds: again } : {}) };
+}
+
+/**
+ * What a Memcached served (lib/ownership.ts HeldOptions.served): clients reached it through its Service only once one
+ * of its pods was Ready. From its status (Ready, Ready replicas counted) and, the status lost, from its Deployment's
+ * counts (Ready or available replicas) and its own pods (a Ready one). Undefined when none: made together with a
+ * parent made before it that wants its names (an EtcdCluster `<name>-memcached`, whose peer Service is its Service),
+ * it yields: it releases its Service (Metacontroller deletes it) and keeps its Deployment, whose cache no client
+ * reached. A Memcached whose pods were Ready keeps its Service: its clients use it (both stay held, each naming the
+ * other).
+ */
+export function served(request: CompositeSyncRequest): string | undefined {
+  const said = servedByStatus(request.parent);
+  if (said) return said;
+  const name = request.parent.metadata.name ?? '';
+  const workload = observedNamed(request.children, 'Deployment', 'apps/v1', name);
+  const ready = Math.max(statusNumber(workload, 'readyReplicas'), statusNumber(workload, 'availableReplicas'));
+  if (ready > 0) return `its Deployment ${name} has ${ready} Ready pod(s)`;
+  const pod = observedUnordered(request.related, 'Pod', 'v1').find((p) => ownPod(name, p, workload) && isPodReady(p));
+  return pod ? `its pod ${pod.metadata.name} is Ready` : undefined;
 }
 
 /**

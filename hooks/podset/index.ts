@@ -8,7 +8,17 @@ import {
   workloadNetworkSettings,
 } from '../../lib/index.js';
 import { MAX_SIZE, resource } from './schema.js';
-import { answerBudget, childNames, finalize, kept, namingsByStatus, nameProblem, parser, sync } from './sync.js';
+import {
+  answerBudget,
+  childNames,
+  finalize,
+  kept,
+  namingsByStatus,
+  nameProblem,
+  parser,
+  served,
+  sync,
+} from './sync.js';
 
 export const podset = defineComposite({
   name: 'podset',
@@ -28,6 +38,9 @@ export const podset = defineComposite({
   // Its pods do not depend on one another: a pod name another owner holds is the one pod not made; every other pod
   // is answered as the sync made it (a lost one made again under its free name).
   independentChildren: true,
+  // Made together with a parent made before it that wants its pod names (EtcdCluster `<name>-pod`), it yields when
+  // none of its pods ever ran (served): it releases those pods and makes the others.
+  served,
   // Pods are `<name>-pod-<i>` (`<name>-<i>` before the `-pod-`), the ordinals below spec.size; a PodSet wants them
   // under the namings it may use (its status.nodes says which; both when its status is lost; none its name cannot
   // make).

@@ -58,6 +58,8 @@ import {
   withoutPolicy,
   type NamespaceGovernance,
   type WorkloadNetworkSettings,
+  containersStarted,
+  servedByStatus,
 } from '../../lib/index.js';
 //
 // Names: `-pod-` keeps a PodSet's pods apart from an EtcdCluster's members of the same name (`<name>-<ordinal>`),
@@ -850,6 +852,20 @@ export function sync({
   const again = resyncAfter(rollout, waitingFor ? spec.progressDeadlineSeconds : undefined, unguarded[0]);
   if (again !== undefined) response.resyncAfterSeconds = again;
   return response;
+}
+
+/**
+ * What a PodSet served (lib/ownership.ts HeldOptions.served): from its status (Ready, Ready pods counted) and, the
+ * status lost, from its pods (its children): one Ready, or one whose container ever started (it ran the spec's command,
+ * which may have done work). Undefined when none: made together with a parent made before it that wants its pod names
+ * (EtcdCluster `<name>-pod`, whose members are `<name>-pod-<i>`), it yields: it releases the pods that parent wants
+ * (Metacontroller deletes them; none of them ever ran) and makes its others whose names are free.
+ */
+export function served(request: CompositeSyncRequest): string | undefined {
+  const said = servedByStatus(request.parent);
+  if (said) return said;
+  const ran = observedUnordered(request.children, 'Pod', 'v1').find((p) => isPodReady(p) || containersStarted(p));
+  return ran ? `its pod ${ran.metadata.name} ran` : undefined;
 }
 
 /**

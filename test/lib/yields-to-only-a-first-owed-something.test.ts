@@ -3,7 +3,8 @@
 // or a first whose records (its status.heldBy) name this parent or one of its children as a holder — any one of
 // them, among records that name other holders too. The first reads that record: a name it was held for by this
 // parent is released to it (releasedTo), so it takes the name once free instead of waiting for good. To a first it
-// owes nothing (it holds no child the first wants, and no record of the first names it) it says nothing.
+// owes nothing (it holds no child the first wants, and no record of the first names it) it says nothing, and its
+// Ready says it holds none of the names (the first carries on), as a later parent that served says it.
 import t from 'tap';
 import type { CompositeSyncRequest, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { guardAnswer } from '../../lib/ownership.js';
@@ -60,8 +61,9 @@ t.test('a first owed nothing (no child of this parent it wants, no record naming
   t.match(ready(res), {
     status: 'False',
     reason: 'ServiceNameTaken',
-    message: /Holder e .*never served, so it yields/,
+    message: /Holder e .*holds none of them: it carries on/,
   });
+  t.notMatch(ready(res).message, /so it yields/, 'it yields nothing: it says it holds none of the names');
   t.same(res.children, [], 'p creates nothing');
   t.same((res.status as any).heldBy, [{ child: svc('a'), holder: ref('e') }], 'e is the holder; p yields to nothing');
 });
