@@ -84,6 +84,7 @@ import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored
 import { checkPodName, recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { heldForNamesNotChecked, memberOrdinals, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
+import { holdForQuota } from './quota.js';
 import { settleReport } from './settle.js';
 import { lastIndexSeen, type Previous } from './plan/view.js';
 import { restoredFrom } from './plan/restore-check.js';
@@ -624,6 +625,9 @@ async function dialled(
   // that makes no new claim goes on; a step that would (a bootstrap, an addition, a replacement's new member, a
   // restore's members) waits, and ClaimsHeld says why.
   const classUnseen = holdForClass(request, spec, settings, decision, heldState(c, obs, request));
+  // A backend quota (spec.pod.etcdEnv) at or under the data the members hold: no member pod is made with it (it would
+  // raise NOSPACE at its first write and the whole cluster refuse writes); the running members keep serving (quota.ts).
+  holdForQuota(decision, spec, obs, heldState(c, obs, request).lastSeen);
   // A child name another owner holds, or one the customize answer in use did not ask for: nothing is made, and no
   // member is added for a pod that could not be created or checked. Made together with a parent made before it that
   // wants the same names, a cluster that never served yields (lib/ownership.ts): it releases the pods and Services
