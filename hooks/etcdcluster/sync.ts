@@ -1220,7 +1220,8 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
  * and as many as spec.size (Available QuorumAvailable) on the spec.version asked for; else False, naming why (the
  * reason of the first condition that is not as it should be, or `Converging` while a step is pending). A
  * spec.version refused or whose upgrade failed (Upgrading=False UpgradeRefused, UpgradeFailed: the members are held
- * on the version they run) is Ready=False with that reason until spec.version is one the members can run. A cluster
+ * on the version they run) is Ready=False with that reason until spec.version is one the members can run, and member
+ * pods held for a backend quota under the data (MembersHeld=True QuotaBelowData) until the quota is raised. A cluster
  * held for a name another owner holds, or one not checked, answers its own Ready=False (lib/ownership.ts, names.ts).
  */
 function readyCondition(conditions: readonly ConditionInput[], d: Answer, failure?: string): ConditionInput {
@@ -1229,11 +1230,14 @@ function readyCondition(conditions: readonly ConditionInput[], d: Answer, failur
     (x) =>
       x.type === 'Upgrading' && x.status === false && (x.reason === 'UpgradeFailed' || x.reason === 'UpgradeRefused'),
   );
+  // Member pods held for a quota under the data (quota.ts): not at rest, whatever the members that run say.
+  const membersHeld = conditions.find((x) => x.type === 'MembersHeld' && x.status === true);
   if (
     d.phase === 'Running' &&
     !d.converging &&
     !failure &&
     !versionHeld &&
+    !membersHeld &&
     available?.status === true &&
     available.reason === 'QuorumAvailable'
   )
@@ -1243,6 +1247,7 @@ function readyCondition(conditions: readonly ConditionInput[], d: Answer, failur
   );
   if (off) return { type: 'Ready', status: false, reason: off.reason, message: off.message };
   if (versionHeld) return { type: 'Ready', status: false, reason: versionHeld.reason, message: versionHeld.message };
+  if (membersHeld) return { type: 'Ready', status: false, reason: membersHeld.reason, message: membersHeld.message };
   if (available?.status === true && available.reason !== 'QuorumAvailable')
     return { type: 'Ready', status: false, reason: available.reason, message: available.message };
   return {
