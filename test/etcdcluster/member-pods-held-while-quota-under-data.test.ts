@@ -8,7 +8,13 @@
 import t, { type Test } from 'tap';
 import { conditionEvents } from '../../lib/events.js';
 import { ETCDCLUSTER_EVENTS } from '../../hooks/etcdcluster/events.js';
-import { quotaUnderData } from '../../hooks/etcdcluster/quota.js';
+import {
+  clusterData,
+  holdForQuota,
+  memberQuota,
+  quotaSpellingProblem,
+  quotaUnderData,
+} from '../../hooks/etcdcluster/quota.js';
 import { sizeOf } from '../../hooks/etcdcommon/etcd.js';
 import type { EtcdClusterSpec } from '../../hooks/etcdcluster/schema.js';
 import { PVC, running, type Loop } from '../fixtures/etcd-loop.js';
@@ -141,4 +147,93 @@ t.test("a member's backend size read as etcd's gateway sends it", async (t) => {
   t.equal(sizeOf(1052672), 1052672, 'a number');
   for (const v of ['', '-1', '1e6', '0x10', '12345678901234567', -1, 1.5, null, undefined, {}])
     t.equal(sizeOf(v), undefined, `${JSON.stringify(v)}: not taken`);
+});
+
+t.test('holdForQuota on a decision: what it keeps, drops and says', async (t) => {
+  const pod = (name: string, extra = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, ...extra } });
+  const obs = {
+    pods: [pod('e-0'), pod('e-1'), pod('e-2')] as any,
+    health: { 'e-0': { healthy: true, dbSize: 10 }, 'e-1': { healthy: true, dbSize: DATA }, 'e-2': { healthy: false } },
+  } as any;
+  t.equal(clusterData(obs), DATA, 'the largest size reported');
+  t.equal(clusterData({ pods: obs.pods, health: {} }), undefined, 'none reported');
+  t.equal(clusterData({ pods: [pod('x')] as any, health: obs.health }), undefined, 'only the observed pods count');
+  const decision = () =>
+    ({
+      action: { type: 'add', pod: 'e-3', peerURL: 'http://e-3', learner: true },
+      onSuccess: { members: [] },
+      onFailure: { pods: [], lastMemberIndex: 2 },
+      pods: [pod('e-0', { labels: { new: 'x' } }), pod('e-1'), pod('e-3')],
+      fallbackPods: [pod('e-0', { labels: { new: 'x' } }), pod('e-1'), pod('e-3')],
+      phase: 'Running',
+      conditions: [
+        { type: 'Scaling', status: true, reason: 'ScalingUp', message: 'm' },
+        { type: 'Recovering', status: false, reason: 'x', message: 'm' },
+        { type: 'MembersHeld', status: false, reason: 'old', message: 'm' },
+        { type: 'Available', status: true, reason: 'QuorumAvailable', message: 'm' },
+      ],
+      members: [],
+      lastMemberIndex: 3,
+      converging: true,
+    }) as any;
+  const low = { size: 4, pod: { etcdEnv: LOW } } as any;
+  const d = decision();
+  t.equal(holdForQuota(d, low, obs, 2), true, 'held');
+  t.same([d.action, d.onSuccess, d.onFailure], [undefined, undefined, undefined], 'no action');
+  t.same(
+    d.pods.map((p: any) => p.metadata.name),
+    ['e-0', 'e-1', 'e-2'],
+    'the decided observed pods, then the other observed ones',
+  );
+  t.same(d.pods[0].metadata.labels, { new: 'x' }, 'an observed pod as the decision answers it');
+  t.same(d.fallbackPods, d.pods);
+  t.equal(d.lastMemberIndex, 2, 'no ordinal given out');
+  t.equal(d.converging, false);
+  t.same(
+    d.conditions.map((c: any) => `${c.type}:${c.reason}`),
+    ['Available:QuorumAvailable', 'MembersHeld:QuotaBelowData'],
+    'Scaling, Recovering and an old MembersHeld give way',
+  );
+  t.match(d.conditions[1], { status: true, message: /\(0\.5 MiB, .*\(1\.0 MiB\)/ });
+  t.equal(holdForQuota(decision(), { size: 4, pod: { etcdEnv: HIGH } } as any, obs, 2), false, 'quota above: not held');
+  const noAdd = { ...decision(), action: undefined, pods: obs.pods, fallbackPods: obs.pods };
+  t.equal(holdForQuota(noAdd, low, obs, 2), false, 'nothing made: not held');
+  const remove = {
+    ...decision(),
+    action: { type: 'remove', id: '1', pod: 'e-2', why: 'x' },
+    pods: obs.pods.slice(0, 2),
+  };
+  t.equal(holdForQuota(remove, low, obs, 2), false, 'a removal makes nothing: not held');
+  const addOnly = { ...decision(), pods: obs.pods, fallbackPods: obs.pods };
+  t.equal(holdForQuota(addOnly, low, obs, 2), true, 'an addition alone is held');
+  const newPod = { ...decision(), action: undefined };
+  t.equal(holdForQuota(newPod, low, obs, 2), true, 'a new pod alone is held');
+  const restoring = { ...decision(), restore: { phase: 'Restoring' } };
+  t.equal(holdForQuota(restoring, low, obs, 2), false, 'a restore past its point of no return is not held here');
+  t.equal(holdForQuota({ ...decision(), restore: { phase: 'Checking' } }, low, obs, 2), true, 'while checked, held');
+  t.equal(holdForQuota(decision(), low, { pods: obs.pods, health: {} }, 2), false, 'data not known: not held');
+  t.equal(holdForQuota(decision(), low, obs, -1) && true, true);
+});
+
+t.test('the rule reads sizes in GiB and the largest exact quota', async (t) => {
+  const q = (value: string) => ({ size: 3, pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value }] } }) as any;
+  t.match(
+    quotaUnderData(q(String(3 * 1024 ** 3)), 3 * 1024 ** 3),
+    /\(3\.0 GiB, spec\.pod\.etcdEnv ETCD_QUOTA_BACKEND_BYTES\)/,
+  );
+  t.match(quotaUnderData(q(String(1024 ** 3 - 1)), 1024 ** 3), /\(1024\.0 MiB, .*\(1\.0 GiB\)/);
+  t.equal(memberQuota(q('9007199254740991')), 9007199254740991);
+  t.equal(memberQuota(q('9007199254740992')), Number.MAX_SAFE_INTEGER);
+  t.equal(memberQuota({ size: 3, pod: { etcdEnv: [{ name: 'OTHER', value: '1' }, 'x'] } } as any), 2 * 1024 ** 3);
+  t.equal(memberQuota({ size: 3, pod: { etcdEnv: 'x' } } as any), 2 * 1024 ** 3, 'no list: the default');
+  t.equal(quotaSpellingProblem('x'), undefined, 'no list: nothing to refuse');
+  t.equal(quotaSpellingProblem(['x', { name: 'OTHER', value: '0x1' }]), undefined, 'other entries not judged');
+  t.equal(quotaSpellingProblem([{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: '1', valueFrom: null }]), undefined);
+  t.match(quotaSpellingProblem([{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: 5 }]), /is 5: /, 'not a string');
+  t.match(quotaSpellingProblem([{ name: 'ETCD_QUOTA_BACKEND_BYTES' }]), /is "": /, 'no value');
+  t.match(
+    quotaSpellingProblem([{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: `0${'1'.repeat(60)}` }]),
+    /is "0{1}1{39}": /,
+    'cut at 40',
+  );
 });
