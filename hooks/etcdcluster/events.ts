@@ -51,8 +51,10 @@ export const ETCDCLUSTER_EVENTS: ConditionEventRules = {
     // Claims wait for a StorageClass not seen (a typo, a class not made yet): a new cluster (Available=False), a
     // scale-up or a member's replacement (ClaimsHeld=True) waits without a deadline, so it is told.
     'StorageClassNotSeen',
+    // No member pod is made with a backend quota under the cluster's data (quota.ts): MembersHeld=True, no deadline.
+    'QuotaBelowData',
   ]),
-  trueIsFailure: new Set(['ClaimsHeld']),
+  trueIsFailure: new Set(['ClaimsHeld', 'MembersHeld']),
   // A newer EtcdRestore waits for the restore past its point of no return (plan/restore-queue.ts).
   normals: new Set(['RestoreWaiting']),
 };

@@ -36,6 +36,7 @@ import {
 } from './members.js';
 import { sanitize, sanitizeAws } from './pods.js';
 import type { EtcdClusterSpec } from './schema.js';
+import { DEFAULT_QUOTA_BACKEND_BYTES, memberQuota } from './quota.js';
 import { isRecord, parseJson, textOf } from '../../lib/index.js';
 
 /** How long the snapshot check may take (fetching a large snapshot included) before the restore is refused. */
@@ -155,7 +156,7 @@ const LOCAL = 'http://127.0.0.1';
  * flags and refuses the same ones) and the members' env (`ETCDCTL_API` and spec.pod.etcdEnv, values and Secret or
  * ConfigMap references as they take them), as a cluster of one on the pod's own loopback (nothing reaches it; no
  * member's TLS), on an empty data directory. spec.pod.etcdEnv reaches only pods made after it is set: a value etcd
- * refuses (`ETCD_QUOTA_BACKEND_BYTES=8G`, "invalid value") is found here, where etcd exits at start, before any running
+ * refuses (`ETCD_SNAPSHOT_COUNT=8G`, "invalid value") is found here, where etcd exits at start, before any running
  * member is dropped. It serves until the check pod goes (the hook drops it once the verdict is taken); the check
  * passes only once it is Ready (its probe: `etcdctl endpoint health` on loopback, which a member's etcd that started
  * answers), and fails when it exits (checkVerdict: its last log lines say why, FallbackToLogsOnError).
@@ -284,7 +285,7 @@ function etcdStartState(pod: KubeObject): { state?: ContainerState['state']; rea
 /**
  * What etcd said as it exited (its termination message: its last log lines), for a reason: the last of its JSON log
  * lines that carries a `msg` and an `error` (etcd's "failed to verify flags": `invalid value "8G" for
- * ETCD_QUOTA_BACKEND_BYTES`), else its last line. Observed text: at most 80 lines read, each of at most 2000 characters.
+ * ETCD_SNAPSHOT_COUNT`), else its last line. Observed text: at most 80 lines read, each of at most 2000 characters.
  */
 function etcdSaid(message: unknown): string {
   const lines = textOf(message)
@@ -1084,32 +1085,22 @@ function bytes(n: number): string {
   return n >= 1024 ** 3 ? `${(n / 1024 ** 3).toFixed(1)} GiB` : `${(n / 1024 ** 2).toFixed(1)} MiB`;
 }
 
-/** etcd's backend quota when none is set (`--quota-backend-bytes` 0): 2 GiB, in every 3.x. */
-export const DEFAULT_QUOTA_BACKEND_BYTES = 2 * 1024 ** 3;
+export { DEFAULT_QUOTA_BACKEND_BYTES };
 
 /**
- * The backend quota the restored members run with: spec.pod.etcdEnv's `ETCD_QUOTA_BACKEND_BYTES` (a value written
- * out, as etcd reads it: an integer of bytes; 0 is etcd's default), else etcd's default; undefined when not known
- * here (taken from a Secret or ConfigMap) or none (a negative value: etcd then sets no quota).
+ * The backend quota the restored members run with (quota.ts memberQuota): spec.pod.etcdEnv's
+ * `ETCD_QUOTA_BACKEND_BYTES` in plain decimal bytes (any other spelling the spec's checks refuse: quota.ts
+ * quotaSpellingProblem; 0 is etcd's default), else etcd's default; undefined when there is none (a negative value).
  */
 export function restoredQuota(spec: EtcdClusterSpec): number | undefined {
-  const env = (Array.isArray(spec.pod?.etcdEnv) ? spec.pod.etcdEnv : []) as unknown[];
-  const set = env.filter((e) => isRecord(e) && e['name'] === 'ETCD_QUOTA_BACKEND_BYTES').at(-1) as
-    Record<string, unknown> | undefined;
-  if (!set) return DEFAULT_QUOTA_BACKEND_BYTES;
-  const value = set['value'];
-  if (set['valueFrom'] !== undefined || typeof value !== 'string' || !/^\s*-?\d{1,19}\s*$/.test(value))
-    return undefined;
-  const n = Number(value.trim());
-  if (!Number.isSafeInteger(n) || n < 0) return undefined;
-  return n === 0 ? DEFAULT_QUOTA_BACKEND_BYTES : n;
+  return memberQuota(spec);
 }
 
 /**
  * Why a snapshot of `size` bytes is over the backend quota the restored members run with (restoredQuota), or
  * undefined. etcd restores the snapshot's backend as it is: at or over the quota, the restored members raise NOSPACE
  * under their own IDs at the first write and refuse every write (the running members, made before the quota was set,
- * took them). A size not reported, or a quota not known here, is not compared.
+ * took them). A size not reported, or no quota, is not compared.
  */
 export function quotaProblem(spec: EtcdClusterSpec, size: number | undefined): string | undefined {
   const quota = restoredQuota(spec);

@@ -29,6 +29,7 @@ import {
 import { plainDomain } from '../etcdcommon/index.js';
 import { memberLabelKeys, ownKey, shadowedVariables, TUNING_VARIABLES } from './members.js';
 import type { EtcdClusterSettings } from './network.js';
+import { quotaSpellingProblem } from './quota.js';
 import { referenceProblem } from './references.js';
 import { madeAsChecked } from './restore.js';
 import { DEFAULT_REPOSITORY, DOMAIN_PATTERN, EtcdClusterSpec, MAX_SIZE, VERSION_PATTERN } from './schema.js';
@@ -103,7 +104,10 @@ export function etcdValueProblem(parent: ParentObject): string | undefined {
     ),
   ].find(Boolean);
   if (maps) return maps;
-  const shadow = shadowProblem(version, pod['etcdEnv']) ?? etcdVariableProblem(pod['etcdEnv']);
+  const shadow =
+    shadowProblem(version, pod['etcdEnv']) ??
+    etcdVariableProblem(pod['etcdEnv']) ??
+    quotaSpellingProblem(pod['etcdEnv']);
   if (shadow) return shadow;
   // What a member pod may ask beyond its namespace, though well formed (lib/pod-policy.ts): the tolerations are the
   // server's to allow (settingsProblem below).

@@ -91,6 +91,7 @@ import { MAX_DIALLED_PODS, MAX_MEMBER_NAMES, memberWindow, observe, type Ignored
 import { checkPodName, recordedSource } from './restore.js';
 import { decide, sanitize, type Decision, type Observation } from './plan.js';
 import { heldForNamesNotChecked, memberOrdinals, namesAskedWith, notAskedFor, withNamesAskedWith } from './names.js';
+import { holdForQuota } from './quota.js';
 import { settleReport } from './settle.js';
 import { lastIndexSeen, type Previous } from './plan/view.js';
 import { restoredFrom } from './plan/restore-check.js';
@@ -644,6 +645,9 @@ async function dialled(
   // that makes no new claim goes on; a step that would (a bootstrap, an addition, a replacement's new member, a
   // restore's members) waits, and ClaimsHeld says why.
   const classUnseen = holdForClass(request, spec, settings, decision, heldState(c, obs, request));
+  // A backend quota (spec.pod.etcdEnv) at or under the data the members hold: no member pod is made with it (it would
+  // raise NOSPACE at its first write and the whole cluster refuse writes); the running members keep serving (quota.ts).
+  holdForQuota(decision, spec, obs, heldState(c, obs, request).lastSeen);
   // A child name another owner holds, or one the customize answer in use did not ask for: nothing is made, and no
   // member is added for a pod that could not be created or checked. Made together with a parent made before it that
   // wants the same names, a cluster that never served yields (lib/ownership.ts): it releases the pods and Services
@@ -1236,7 +1240,8 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
  * and as many as spec.size (Available QuorumAvailable) on the spec.version asked for; else False, naming why (the
  * reason of the first condition that is not as it should be, or `Converging` while a step is pending). A
  * spec.version refused or whose upgrade failed (Upgrading=False UpgradeRefused, UpgradeFailed: the members are held
- * on the version they run) is Ready=False with that reason until spec.version is one the members can run. A cluster
+ * on the version they run) is Ready=False with that reason until spec.version is one the members can run, and member
+ * pods held for a backend quota under the data (MembersHeld=True QuotaBelowData) until the quota is raised. A cluster
  * held for a name another owner holds, or one not checked, answers its own Ready=False (lib/ownership.ts, names.ts).
  */
 function readyCondition(conditions: readonly ConditionInput[], d: Answer, failure?: string): ConditionInput {
@@ -1245,11 +1250,14 @@ function readyCondition(conditions: readonly ConditionInput[], d: Answer, failur
     (x) =>
       x.type === 'Upgrading' && x.status === false && (x.reason === 'UpgradeFailed' || x.reason === 'UpgradeRefused'),
   );
+  // Member pods held for a quota under the data (quota.ts): not at rest, whatever the members that run say.
+  const membersHeld = conditions.find((x) => x.type === 'MembersHeld' && x.status === true);
   if (
     d.phase === 'Running' &&
     !d.converging &&
     !failure &&
     !versionHeld &&
+    !membersHeld &&
     available?.status === true &&
     available.reason === 'QuorumAvailable'
   )
@@ -1259,6 +1267,7 @@ function readyCondition(conditions: readonly ConditionInput[], d: Answer, failur
   );
   if (off) return { type: 'Ready', status: false, reason: off.reason, message: off.message };
   if (versionHeld) return { type: 'Ready', status: false, reason: versionHeld.reason, message: versionHeld.message };
+  if (membersHeld) return { type: 'Ready', status: false, reason: membersHeld.reason, message: membersHeld.message };
   if (available?.status === true && available.reason !== 'QuorumAvailable')
     return { type: 'Ready', status: false, reason: available.reason, message: available.message };
   return {

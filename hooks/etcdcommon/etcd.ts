@@ -52,6 +52,11 @@ export interface MemberHealth {
   /** The cluster and member IDs the member's own status answer carried (its identity), when it answered. */
   clusterId?: string;
   memberId?: string;
+  /**
+   * The size of the member's backend file in bytes (its status dbSize: what etcd checks its backend quota against),
+   * when it answered with one.
+   */
+  dbSize?: number;
 }
 
 export interface TlsFiles {
@@ -78,6 +83,21 @@ function alarmNamed(reason: unknown, errors: unknown): MemberHealth['alarm'] {
 }
 
 /** Whether an etcd version (`3.3.25`) is before 3.4: its /health names no reason, its status no errors. */
+/**
+ * A backend size as etcd's gateway sends it (an int64 as a decimal string, or a number), when it is one: bounded to
+ * Number's exact integers, else not taken.
+ */
+export function sizeOf(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^[0-9]{1,16}$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** The member's backend size (MemberHealth.dbSize) set from its status answer's dbSize, when it is one. */
+function withSize(result: MemberHealth, value: unknown): void {
+  const size = sizeOf(value);
+  if (size !== undefined) result.dbSize = size;
+}
+
 function before34(version: string): boolean {
   const [major, minor] = version.split('.').map((x) => Number.parseInt(x, 10));
   return major === 3 && minor !== undefined && minor < 4;
@@ -737,6 +757,7 @@ export class HttpEtcdClient implements EtcdClient {
       const memberId = idOf(header?.['member_id']);
       if (clusterId) result.clusterId = clusterId;
       if (memberId) result.memberId = memberId;
+      withSize(result, status['dbSize']);
       // etcd 3.4+ says why it is unhealthy (alarmNamed); before, the alarms are asked for (alarmBefore34).
       const named = healthy ? undefined : alarmNamed(health.reason, status['errors']);
       if (named) result.alarm = named;

@@ -15,7 +15,7 @@ import { answeredPod, FakeEtcd, Loop, PVC } from '../fixtures/etcd-loop.js';
 import { FIXED_NOW } from '../fixtures/requests.js';
 
 const fromSecret = (name: string) => [
-  { name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: { secretKeyRef: { name, key: 'quota' } } },
+  { name: 'ETCD_SNAPSHOT_COUNT', valueFrom: { secretKeyRef: { name, key: 'quota' } } },
 ];
 const waiting = (secret: string) => ({
   phase: 'Pending',
@@ -30,7 +30,7 @@ const waiting = (secret: string) => ({
 const secretOf = (loop: Loop, n: string): string | undefined =>
   (answeredPod(loop, n) as any)?.spec.containers
     .find((c: any) => c.name === 'etcd')
-    ?.env?.find((e: any) => e.name === 'ETCD_QUOTA_BACKEND_BYTES')?.valueFrom?.secretKeyRef?.name;
+    ?.env?.find((e: any) => e.name === 'ETCD_SNAPSHOT_COUNT')?.valueFrom?.secretKeyRef?.name;
 
 /**
  * The kubelet and etcd over the syncs, one sync every 5 s: a member pod whose env names a Secret not in `secrets`, or

@@ -5,7 +5,7 @@
 // never reaches them:
 // - a memory limit too low for etcd to start on its data (a WAL replayed after every member restarted at once: each
 //   etcd OOMKilled at start, CrashLoopBackOff), the user raises spec.pod.resources.limits.memory as told;
-// - an etcdEnv value etcd refuses (ETCD_QUOTA_BACKEND_BYTES=8G, added while the cluster ran) reaching member pods made
+// - an etcdEnv value etcd refuses (ETCD_SNAPSHOT_COUNT=8G, added while the cluster ran) reaching member pods made
 //   again on their claims after two were lost, the user corrects it.
 // Measured (each answer fed back, 15 minutes after the fix): the looping pods keep the old limit / value, the
 // status still says MajorityCrashLooping and quorum never comes back; nothing tells the user to delete the pods.
@@ -27,7 +27,7 @@ const refusedFlag = {
           exitCode: 1,
           reason: 'Error',
           message:
-            '{"level":"warn","msg":"failed to verify flags","error":"invalid value \\"8G\\" for ETCD_QUOTA_BACKEND_BYTES"}',
+            '{"level":"warn","msg":"failed to verify flags","error":"invalid value \\"8G\\" for ETCD_SNAPSHOT_COUNT"}',
         },
       },
     },
@@ -72,7 +72,7 @@ t.test('members made again with an etcdEnv value etcd refuses recover once the v
   const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
   loop.spec = {
     ...loop.spec,
-    pod: { persistentVolumeClaimSpec: PVC, etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: '8G' }] },
+    pod: { persistentVolumeClaimSpec: PVC, etcdEnv: [{ name: 'ETCD_SNAPSHOT_COUNT', value: '8G' }] },
   };
   await loop.step();
   const lost = ['e-0', 'e-1'];

@@ -53,7 +53,7 @@ t.test('an etcd killed under it proves nothing, whatever its logs say', async (t
 });
 
 t.test("the reason: etcd's last JSON line with a msg and an error, from its last 80 lines of 2000", async (t) => {
-  const flags = line('failed to verify flags', 'invalid value "8G" for ETCD_QUOTA_BACKEND_BYTES');
+  const flags = line('failed to verify flags', 'invalid value "8G" for ETCD_SNAPSHOT_COUNT');
   t.match(reason(flags), /exited at start with 1: failed to verify flags: invalid value "8G"/);
   const odd = line('closing', { code: 5 });
   const r = reason(`${flags}\n${odd}`);

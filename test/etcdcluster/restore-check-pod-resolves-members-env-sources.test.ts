@@ -24,7 +24,7 @@ t.test(
   "the check's etcd-image step takes the members' Secret and ConfigMap values, under names etcd does not read",
   async (t) => {
     const pod = checkPod([
-      { name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: secret },
+      { name: 'ETCD_SNAPSHOT_COUNT', valueFrom: secret },
       { name: 'ETCD_LOG_LEVEL', value: 'warn' },
       { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'ETCD_HEARTBEAT_INTERVAL', valueFrom: configMap },
@@ -42,7 +42,7 @@ t.test(
       );
     t.same(pod.spec.containers.find((c: any) => c.name === 'etcd-start').env, [
       { name: 'ETCDCTL_API', value: '3' },
-      { name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: secret },
+      { name: 'ETCD_SNAPSHOT_COUNT', valueFrom: secret },
       { name: 'ETCD_LOG_LEVEL', value: 'warn' },
       { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'ETCD_HEARTBEAT_INTERVAL', valueFrom: configMap },
@@ -56,7 +56,7 @@ t.test('without such values the check pod is as before', async (t) => {
 });
 
 t.test('a check pod made for other env sources is not the one asked for', async (t) => {
-  const asked = checkPod([{ name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: secret }]);
+  const asked = checkPod([{ name: 'ETCD_SNAPSHOT_COUNT', valueFrom: secret }]);
   t.match(
     asked.metadata.annotations['etcd.metaops.io/check-env-sources'],
     /^[0-9a-f]{16}$/,
@@ -66,7 +66,7 @@ t.test('a check pod made for other env sources is not the one asked for', async 
   t.notOk(sameCheck(checkPod(undefined), asked), 'one made without them');
   t.notOk(
     sameCheck(
-      checkPod([{ name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: { secretKeyRef: { name: 'other', key: 'quota' } } }]),
+      checkPod([{ name: 'ETCD_SNAPSHOT_COUNT', valueFrom: { secretKeyRef: { name: 'other', key: 'quota' } } }]),
       asked,
     ),
     'one made for another Secret',

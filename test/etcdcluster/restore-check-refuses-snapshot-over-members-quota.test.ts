@@ -42,12 +42,16 @@ t.test('the quota the restored members run with, and the snapshots it refuses', 
   t.equal(restoredQuota(withQuota('0')), DEFAULT_QUOTA_BACKEND_BYTES, '0 is the default');
   t.equal(restoredQuota(withQuota(String(8 * 1024 ** 3))), 8 * 1024 ** 3);
   t.equal(restoredQuota(withQuota('-1')), undefined, 'negative: no quota');
-  t.equal(restoredQuota(withQuota('8G')), undefined, 'a value etcd refuses (the check finds it) is not compared');
+  t.equal(
+    restoredQuota(withQuota('8G')),
+    undefined,
+    'a value not in plain decimal bytes (InvalidSpec: quota.ts quotaSpellingProblem) is not read',
+  );
   const fromSecret = {
     size: 3,
     pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: { secretKeyRef: { name: 's', key: 'q' } } }] },
   } as unknown as EtcdClusterSpec;
-  t.equal(restoredQuota(fromSecret), undefined, 'taken from a Secret: not known here');
+  t.equal(restoredQuota(fromSecret), undefined, 'taken from a Secret: refused by the spec checks, not read');
   t.equal(quotaProblem(withQuota(String(2 * MiB)), 2 * MiB - 1), undefined, 'under the quota: restored');
   t.match(quotaProblem(withQuota(String(2 * MiB)), 2 * MiB), /2097152 bytes.*quota of 2097152 bytes/, 'at it');
   t.match(quotaProblem(specOf({ size: 3 }), 3 * 1024 ** 3), /etcd's default/, 'over the default');

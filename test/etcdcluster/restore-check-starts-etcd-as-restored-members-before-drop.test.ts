@@ -18,7 +18,7 @@ const parent: any = {
   spec: {},
 };
 const etcdEnv = [
-  { name: 'ETCD_QUOTA_BACKEND_BYTES', value: '8G' },
+  { name: 'ETCD_SNAPSHOT_COUNT', value: '8G' },
   { name: 'ETCD_HEARTBEAT_INTERVAL', valueFrom: { configMapKeyRef: { name: 'etcd-conf', key: 'heartbeat' } } },
 ];
 const spec: any = { size: 3, version: '3.6.9', repository: 'quay.io/coreos/etcd', pod: { etcdEnv } };
@@ -83,12 +83,12 @@ t.test("the check's verdict waits for its etcd to serve, and fails on an etcd th
   });
   t.same(checkVerdict(pod(undefined), since, FIXED_NOW), { state: 'waiting' }, 'no word of its etcd: waiting');
   const said =
-    '{"level":"info","msg":"Running: "}\n{"level":"warn","ts":"2026-01-02T03:04:06Z","caller":"etcdmain/etcd.go:72","msg":"failed to verify flags","error":"invalid value \\"8G\\" for ETCD_QUOTA_BACKEND_BYTES: strconv.ParseInt: parsing \\"8G\\": invalid syntax"}\n';
+    '{"level":"info","msg":"Running: "}\n{"level":"warn","ts":"2026-01-02T03:04:06Z","caller":"etcdmain/etcd.go:72","msg":"failed to verify flags","error":"invalid value \\"8G\\" for ETCD_SNAPSHOT_COUNT: strconv.ParseUint: parsing \\"8G\\": invalid syntax"}\n';
   const exited = pod({ name: 'etcd-start', ready: false, state: { terminated: { exitCode: 1, message: said } } });
   const verdict = checkVerdict(exited, since, FIXED_NOW) as any;
   t.equal(verdict.state, 'failed');
   t.match(verdict.reason, /etcd \(image quay\.io\/coreos\/etcd:v3\.6\.9, spec\.pod\.etcdEnv\) exited at start with 1/);
-  t.match(verdict.reason, /failed to verify flags: invalid value "8G" for ETCD_QUOTA_BACKEND_BYTES/);
+  t.match(verdict.reason, /failed to verify flags: invalid value "8G" for ETCD_SNAPSHOT_COUNT/);
   // A snapshot that failed its check is said first.
   t.match(
     checkVerdict(
@@ -116,7 +116,7 @@ t.test("a restore whose members' etcd exits at start drops no running member and
   const loop = await running({
     size: 3,
     version: '3.6.9',
-    pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: '8G' }] },
+    pod: { etcdEnv: [{ name: 'ETCD_SNAPSHOT_COUNT', value: '8G' }] },
   });
   const live = loop.pods();
   t.same(live, ['e-0', 'e-1', 'e-2']);
@@ -134,7 +134,7 @@ t.test("a restore whose members' etcd exits at start drops no running member and
           terminated: {
             exitCode: 1,
             message:
-              '{"level":"warn","msg":"failed to verify flags","error":"invalid value \\"8G\\" for ETCD_QUOTA_BACKEND_BYTES: strconv.ParseInt: parsing \\"8G\\": invalid syntax"}',
+              '{"level":"warn","msg":"failed to verify flags","error":"invalid value \\"8G\\" for ETCD_SNAPSHOT_COUNT: strconv.ParseUint: parsing \\"8G\\": invalid syntax"}',
           },
         },
       },
@@ -145,5 +145,5 @@ t.test("a restore whose members' etcd exits at start drops no running member and
   t.notOk(loop.checkPod(), 'the check pod goes');
   const restore = loop.s().restore;
   t.match(restore, { phase: 'Failed' });
-  t.match(JSON.stringify(loop.s()), /invalid value \\"8G\\" for ETCD_QUOTA_BACKEND_BYTES/);
+  t.match(JSON.stringify(loop.s()), /invalid value \\"8G\\" for ETCD_SNAPSHOT_COUNT/);
 });

@@ -50,9 +50,7 @@ t.test("a restore whose members' etcdEnv names a Secret that is gone drops no ru
     {
       size: 3,
       pod: {
-        etcdEnv: [
-          { name: 'ETCD_QUOTA_BACKEND_BYTES', valueFrom: { secretKeyRef: { name: 'etcd-tuning', key: 'quota' } } },
-        ],
+        etcdEnv: [{ name: 'ETCD_SNAPSHOT_COUNT', valueFrom: { secretKeyRef: { name: 'etcd-tuning', key: 'count' } } }],
       },
     },
     'e',

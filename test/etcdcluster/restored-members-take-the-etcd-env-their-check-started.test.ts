@@ -3,7 +3,7 @@
 // dropped; an etcdEnv edited while the check runs makes a new check pod (etcd.metaops.io/check-etcd-start). But
 // nothing records what the check started: the restored members are made later (after the old members are dropped:
 // Replacing, a sync or more, the old pods' grace period) from the spec as it is then. An etcdEnv edited in that window
-// (a GitOps tool syncing the EtcdCluster, a hand edit: `ETCD_QUOTA_BACKEND_BYTES=8G`, which etcd refuses at start)
+// (a GitOps tool syncing the EtcdCluster, a hand edit: `ETCD_SNAPSHOT_COUNT=8G`, which etcd refuses at start)
 // reaches every restored member unchecked: the running members are already gone, the restored ones all exit at
 // start, and the cluster has no member until the restore's deadline says RestoreFailed.
 //
@@ -21,7 +21,7 @@ t.test("the restored members' etcd takes the env their check's etcd started with
   await loop.step();
   t.match(loop.s().restore, { phase: 'Replacing' }, 'the check passed: the old members are dropped');
   // The EtcdCluster edited now, after the verdict, before the restored members are made.
-  loop.spec = { ...loop.spec, pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: '8G' }] } };
+  loop.spec = { ...loop.spec, pod: { etcdEnv: [{ name: 'ETCD_SNAPSHOT_COUNT', value: '8G' }] } };
   loop.etcd.members = [];
   loop.etcd.up.clear();
   for (let i = 0; i < 3; i++) await loop.step();

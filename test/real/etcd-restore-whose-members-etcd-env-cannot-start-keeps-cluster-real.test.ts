@@ -1,8 +1,8 @@
 // Issue 30.5 on real etcd 3.6.9 and moto: "a restore checks before it acts ... a restore that cannot proceed ends
 // succeeded: false with the reason, and the running cluster is untouched". The check runs the restored members'
 // images and resolves their etcdEnv's Secrets and ConfigMaps, but never starts etcd with the spec's etcdEnv values.
-// spec.pod.etcdEnv reaches only member pods made after it is set (docs/etcdcluster.md): a value etcd refuses (a quota
-// written `8G`, where etcd takes bytes: "invalid value", exit 1) added to a running cluster changes nothing, until a
+// spec.pod.etcdEnv reaches only member pods made after it is set (docs/etcdcluster.md): a value etcd refuses (a snapshot count
+// written `8G`, where etcd takes a number: "invalid value", exit 1) added to a running cluster changes nothing, until a
 // restore. Then the check passes, every running member is dropped, and the restored members exit at start: the
 // cluster is gone at the moment it was to be recovered (its data only in the snapshot), the restore Restoring
 // until its deadline.
@@ -19,7 +19,7 @@ t.test("a restore whose members' etcd exits on the spec's etcdEnv keeps the runn
   const k = await on.snapshotted(t, 20);
   on.setAwsSecret(k, 'aws');
   // A tuning value etcd refuses, added while the cluster runs: its running members keep their pods.
-  k.setSpec({ ...k.spec, pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: '8G' }] } });
+  k.setSpec({ ...k.spec, pod: { etcdEnv: [{ name: 'ETCD_SNAPSHOT_COUNT', value: '8G' }] } });
   for (let i = 0; i < 3; i++) await k.step();
   const members = status(await k.step()).memberList.map((m: any) => `${m.name}=${m.id}`);
   t.equal(members.length, 3, 'the cluster runs on');

@@ -18,7 +18,7 @@ t.test('a scale-up whose new member exits at every start stops after a few attem
   const first = status(await k.step()).lastMemberIndex;
 
   // Only pods made from now on get the variable; etcd refuses its value and exits.
-  k.setSpec({ ...k.spec, size: 4, pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: 'not-a-number' }] } });
+  k.setSpec({ ...k.spec, size: 4, pod: { etcdEnv: [{ name: 'ETCD_SNAPSHOT_COUNT', value: 'not-a-number' }] } });
   const { syncs } = await k.converge(
     'additions stopped',
     (res) => condition(res, 'Scaling')?.reason === 'ScaleUpFailed',
