@@ -169,6 +169,8 @@ async function inShare(
   which: 'sync' | 'finalize',
   work: (aws: AwsApi) => Promise<CompositeSyncResponse>,
   withdraws = false,
+  /** The answer while the call waits, when not heldForShare's (a spec refused whatever AWS says: refusedWaiting). */
+  waiting?: (wait: ShareWait) => CompositeSyncResponse,
 ): Promise<CompositeSyncResponse> {
   const { parent, now, clients, settings } = hook;
   try {
@@ -181,7 +183,7 @@ async function inShare(
     return await clients.tenants.run(call, await clients.aws(), work);
   } catch (err) {
     if (!(err instanceof ShareWait)) throw err;
-    return heldForShare(hook.request, err, now, which);
+    return waiting ? waiting(err) : heldForShare(hook.request, err, now, which);
   }
 }
 
@@ -650,11 +652,76 @@ function otherSecrets(request: CompositeSyncRequest, wanted: string): KubeObject
  * AccessKeyCreated, KeyRotated); it never changes the answer.
  */
 export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise<CompositeSyncResponse> {
-  // A KMS key the server no longer allows the namespace: its grant is withdrawn whatever the budget says (refusedKmsKey).
   const key = grantedKmsKey(hook.spec.encryption);
-  const withdraws =
-    key !== undefined && kmsKeyNotAllowed(key, ownerOf(hook.parent).namespace, hook.settings.kms) !== undefined;
-  return inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws);
+  const refusal = key && kmsKeyNotAllowed(key, ownerOf(hook.parent).namespace, hook.settings.kms);
+  if (!refusal) return inShare(hook, 'sync', (aws) => syncIn(hook, aws));
+  // A KMS key the server does not allow the namespace (refusedKmsKey): a grant of it is withdrawn whatever the budget
+  // says, when there may be one (withdrawalDue), within one period's debt. Waiting, a resource that records nothing
+  // made is answered its refusal (the spec is refused whatever AWS says), one that does keeps what it has.
+  const recorded = recordsMade(hook.parent);
+  const withdraws = recorded && !withdrawnAtThisGeneration(hook.parent) && withinWithdrawalDebt(hook);
+  const waiting = recorded ? undefined : (wait: ShareWait) => refusedWaiting(hook.request, refusal, wait, hook.now);
+  return inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws, waiting);
+}
+
+/**
+ * Whether the status records anything made for the resource in AWS (a bucket it created, its IAM user, policy or access
+ * key): only then may its policy hold a KMS grant to withdraw. A resource that records nothing (refused from its first
+ * sync: nothing was ever made) has nothing to withdraw, and its syncs wait for the namespace's budget like any other; so
+ * does one whose first sync made something and never wrote its status (rare: a sync killed, an answer lost), whose grant
+ * is then withdrawn once the budget allows, not at once.
+ */
+function recordsMade(parent: ParentObject): boolean {
+  const previous = previousOf(parent);
+  const status = currentStatus(parent) as Record<string, unknown>;
+  return (
+    previous.iamUser !== undefined ||
+    previous.policyArn !== undefined ||
+    typeof status['accessKeyId'] === 'string' ||
+    (previous.createdBuckets?.length ?? 0) > 0
+  );
+}
+
+/**
+ * Whether this generation's spec was answered InvalidSpec already (Ready False InvalidSpec, for this generation): that
+ * answer held the policy to the rules (refusedKmsKey, ensurePolicy's refusal, `refused`), so no grant is left to
+ * withdraw at once; an edit, or a Ready resource whose key the server stopped allowing, has one.
+ */
+function withdrawnAtThisGeneration(parent: ParentObject): boolean {
+  const ready = previousConditions(parent.status).find((c) => c.type === 'Ready');
+  return (
+    ready?.status === 'False' &&
+    ready.reason === 'InvalidSpec' &&
+    ready.observedGeneration === parent.metadata.generation
+  );
+}
+
+/**
+ * Whether a withdrawal may still pass the namespace's budget: while the namespace owes less than one period's calls.
+ * Past that (its resources' edits naming keys it is not allowed, each a new generation to withdraw from), its
+ * withdrawals wait for the budget like any sync: a namespace makes at most twice its share in a period that way.
+ */
+function withinWithdrawalDebt(hook: { parent: ParentObject; now: Date; clients: S3Clients; settings: S3Settings }) {
+  const { tenants } = hook.clients;
+  const capacity = tenants.callsOf(hook.settings.bucketsPerNamespace);
+  return tenants.callsLeft(ownerOf(hook.parent).namespace, capacity, hook.now) > -capacity;
+}
+
+/**
+ * A spec refused for its KMS key that waits for its namespace's share, its status recording nothing made: answered
+ * InvalidSpec as the key's refusal, the wait said after it (nothing was checked or sent), every child kept; asked again
+ * when the share allows, as a refused spec's check waiting is (lib/operator.ts).
+ */
+function refusedWaiting(
+  request: CompositeSyncRequest,
+  refusal: string,
+  wait: ShareWait,
+  now: Date,
+): CompositeSyncResponse {
+  return {
+    ...invalidSpecResponse(request, `${refusal}; ${wait.message}`, now),
+    resyncAfterSeconds: wait.retryAfterSeconds,
+  };
 }
 
 async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsApi): Promise<CompositeSyncResponse> {
