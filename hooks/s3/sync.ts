@@ -600,6 +600,8 @@ interface SyncRun {
   user: string;
   /** The IAM user as found (or made) by this sync, once it is: its tags hold the records of the buckets. */
   iamUser?: IamUser;
+  /** Whether this sync made the IAM user (CreateUser): it holds nothing but what this sync gave it. */
+  madeUser?: boolean;
   /** The buckets the user records (bucketRecords), as this sync keeps them. */
   records: Map<string, BucketRecord>;
   /** The bucket the user's record of intent names (a CreateBucket under way), as this sync keeps it. */
@@ -1003,8 +1005,37 @@ async function findUser(run: SyncRun): Promise<IamUser | undefined> {
 
 /** This resource's IAM user: found, or created now (tagged in the same call, so it is ours from its first moment). */
 async function userOf(run: SyncRun): Promise<IamUser> {
-  run.iamUser ??= (await findUser(run)) ?? (await run.aws.createUser(run.user, ownerTags(run.owner)));
+  run.iamUser ??= await findUser(run);
+  if (!run.iamUser) {
+    run.iamUser = await run.aws.createUser(run.user, ownerTags(run.owner));
+    run.madeUser = true;
+  }
   return run.iamUser;
+}
+
+/**
+ * The spec's new bucket refused (the namespace's bucket bound, TooManyBuckets; or its name another resource's,
+ * BucketAlreadyExists, on a definite answer): this resource's IAM user, when it holds nothing (no bucket recorded, no
+ * record of intent, no access key, no policy attached), is deleted at once. The account's users are a quota every
+ * tenant shares (5,000): two new resources racing for a namespace's last place, or for one new bucket name, each make
+ * their user before the place or the claim is decided, and the one refused kept its user for as long as the resource
+ * existed, one more per race. A user this sync made holds nothing but the records it dropped on the refusal; one found
+ * (left by a sync killed or refused before) is deleted only when IAM lists no key and no policy attached to it. The
+ * next sync makes it again only once the bucket's place and name are free.
+ */
+async function dropIdleUser(run: SyncRun, err: unknown): Promise<void> {
+  // The namespace's bound (ledger.ts), or the name's claim or S3 on a definite answer; not S3's own bucket quota.
+  const refused =
+    reasonOfFailure(err) === 'TooManyBuckets' ||
+    (err instanceof AwsError && err.code === 'BucketAlreadyExists' && run.definite === true);
+  if (!refused || !run.iamUser || run.records.size > 0 || run.intent !== undefined) return;
+  const { aws, user } = run;
+  if (!run.madeUser && ((await aws.listAccessKeys(user)).length > 0 || (await aws.attachedPolicies(user)).length > 0))
+    return;
+  await aws.deleteUser(user);
+  run.iamUser = undefined;
+  run.madeUser = false;
+  run.log.info({ user }, "S3: the resource's new bucket was refused: its IAM user, holding nothing, deleted");
 }
 
 /** Records `bucket` on the user as `state` (with the record of intent: a CreateBucket of it follows). */
@@ -1118,21 +1149,11 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   if (!found) {
     await refuseBeyondLeftBehind(run);
     region = spec.region ?? aws.region;
-    const { iamUser, entry } = await placeNewBucket(run, makeUser);
-    if (run.intent !== bucket || run.records.get(bucket) !== 'made') await writeRecord(run, bucket, 'made', true);
-    await aws.createBucket(bucket, region).catch(async (err: unknown) => {
-      // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
-      // Any other outcome (no answer, a 5xx, a throttle: the bucket may exist) keeps the record for the next sync,
-      // which takes the bucket back under the claim.
-      if (createRefused(err)) {
-        await dropRecord(run, bucket);
-        // Another account's bucket (S3 says so): a definite answer; no bucket of that name is in this account.
-        run.definite = err instanceof AwsError && err.code === 'BucketAlreadyExists';
-        if (run.definite) await releaseEntry(aws, iamUser.arn, owner.namespace, bucket);
-      }
+    // Refused its place or its name: a user holding nothing is not kept for it (dropIdleUser).
+    const { entry } = await newBucket(run, makeUser, region).catch(async (err: unknown) => {
+      await dropIdleUser(run, err);
       throw err;
     });
-    await claimOrRefuse(run, iamUser.arn, found);
     await aws.tagBucket(bucket, region, ownerTags(owner));
     // Its entry written again if it went meanwhile (pruned while this CreateBucket was under way): never uncounted.
     await keepEntry(entry);
@@ -1181,6 +1202,35 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   for (const [b] of listed) run.records.delete(b);
   run.intent = undefined;
   return region;
+}
+
+/**
+ * A new bucket: its place in the namespace (placeNewBucket: the count, the user, the entry), its record on the user,
+ * CreateBucket, then its claim. Its entry, to keep.
+ */
+async function newBucket(
+  run: SyncRun,
+  makeUser: () => Promise<IamUser>,
+  region: string,
+): Promise<{ entry: Parameters<typeof keepEntry>[0] }> {
+  const { aws, owner } = run;
+  const bucket = run.spec.bucketName;
+  const { iamUser, entry } = await placeNewBucket(run, makeUser);
+  if (run.intent !== bucket || run.records.get(bucket) !== 'made') await writeRecord(run, bucket, 'made', true);
+  await aws.createBucket(bucket, region).catch(async (err: unknown) => {
+    // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
+    // Any other outcome (no answer, a 5xx, a throttle: the bucket may exist) keeps the record for the next sync,
+    // which takes the bucket back under the claim.
+    if (createRefused(err)) {
+      await dropRecord(run, bucket);
+      // Another account's bucket (S3 says so): a definite answer; no bucket of that name is in this account.
+      run.definite = err instanceof AwsError && err.code === 'BucketAlreadyExists';
+      if (run.definite) await releaseEntry(aws, iamUser.arn, owner.namespace, bucket);
+    }
+    throw err;
+  });
+  await claimOrRefuse(run, iamUser.arn, undefined);
+  return { entry };
 }
 
 /**
