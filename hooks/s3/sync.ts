@@ -658,8 +658,9 @@ export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise
   const refusal = key && kmsKeyNotAllowed(key, ownerOf(hook.parent).namespace, hook.settings.kms);
   if (!refusal) return inShare(hook, 'sync', (aws) => syncIn(hook, aws));
   // A KMS key the server does not allow the namespace (refusedKmsKey): a grant of it is withdrawn whatever the budget
-  // says, when there may be one (withdrawalDue), within one period's debt. Waiting, a resource that records nothing
-  // made is answered its refusal (the spec is refused whatever AWS says), one that does keeps what it has.
+  // says when there may be one (recordsMade, not refused at this generation yet), within one period's debt. Waiting,
+  // a resource that records nothing made is answered its refusal (the spec is refused whatever AWS says), one that
+  // does keeps what it has.
   const recorded = recordsMade(hook.parent);
   const withdraws = recorded && !withdrawnAtThisGeneration(hook.parent) && withinWithdrawalDebt(hook);
   const waiting = recorded ? undefined : (wait: ShareWait) => refusedWaiting(hook.request, refusal, wait, hook.now);
@@ -1151,7 +1152,10 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
     region = spec.region ?? aws.region;
     // Refused its place or its name: a user holding nothing is not kept for it (dropIdleUser).
     const { entry } = await newBucket(run, makeUser, region).catch(async (err: unknown) => {
-      await dropIdleUser(run, err);
+      // The refusal stands whatever the deletion answers: a user left is deleted by the next sync refused so.
+      await dropIdleUser(run, err).catch((cause: unknown) =>
+        run.log.warn({ user: run.user, err: describe(cause) }, 'S3: deleting the IAM user of a refused bucket failed'),
+      );
       throw err;
     });
     await aws.tagBucket(bucket, region, ownerTags(owner));

@@ -12,7 +12,7 @@
 import t from 'tap';
 import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from '../../hooks/s3/api.js';
 import { userName } from '../../hooks/s3/policy.js';
-import { FakeAws } from '../fixtures/fake-aws.js';
+import { FakeAws, viewOf } from '../fixtures/fake-aws.js';
 import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
 const settings = { bucketsPerNamespace: 1 };
@@ -131,4 +131,32 @@ t.test('a user found holding nothing is deleted at its resource refusal; one hol
   t.ok(fake.users.has(keyed), 'the user holding a key is kept, its key too');
   t.equal(fake.keyIds(keyed).length, 1);
   t.ok(fake.users.has(holder.status!['iamUser'] as string), "the holder's user is kept");
+});
+
+t.test('a refused resource whose user cannot be deleted yet stays refused, and its next sync deletes it', async (t) => {
+  const fake = new FakeAws();
+  const holder = new NamespaceResource(fake, 'a', 'holder', { bucketName: 'a-holder' }, settings);
+  await holder.sync();
+  let throttled = true;
+  const aws = viewOf(fake, async (method, _args, call) => {
+    if (method === 'deleteUser' && throttled) throw new AwsError('Throttling', 'Rate exceeded', 'DeleteUser');
+    return call();
+  });
+  const late = new NamespaceResource(fake, 'a', 'late', { bucketName: 'a-late' }, settings, aws);
+  const user = userName('a', 'late', 'uid-a-late');
+  // Its user made by a sync that saw a free place (before the holder's entry was listed).
+  await fake.createUser(
+    user,
+    new Map([
+      [OWNER_TAG, 'a/late'],
+      [OWNER_UID_TAG, 'uid-a-late'],
+    ]),
+  );
+  await late.sync();
+  t.equal(late.ready()['reason'], 'TooManyBuckets', 'refused as before, though its user could not be deleted');
+  t.ok(fake.users.has(user), 'the user is left for now');
+  throttled = false;
+  await late.sync();
+  t.equal(late.ready()['reason'], 'TooManyBuckets');
+  t.notOk(fake.users.has(user), 'deleted by the next sync refused so');
 });
