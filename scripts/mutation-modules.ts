@@ -448,6 +448,10 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/s3/chosen-secret-name-claimed-before-aws-answers.test.ts',
       // A later resource holding the Secret a parent made before it is held for yields it (yieldedSecret).
       'test/operators/s3-made-with-a-mysqlcluster-yields-the-secret-the-first-wants.test.ts',
+      // A KMS withdrawal passes the budget only when the status records something made, within one period's debt.
+      'test/s3/namespace-aws-calls-bounded-whatever-kms-key-its-resources-name.test.ts',
+      // A new bucket refused its place or its name: the resource's user, holding nothing, deleted (dropIdleUser).
+      'test/s3/racing-resources-keep-no-iam-user-past-the-bucket-place.test.ts',
     ],
     target: 85,
   },

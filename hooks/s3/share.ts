@@ -54,7 +54,7 @@ export class S3Tenants {
   constructor(
     readonly maxNamespaces: number = MAX_NAMESPACES,
     /** A namespace's calls per period for its bucket bound (tests of other rules give a roomy one). */
-    private readonly callsOf: (bucketsPerNamespace: number) => number = callsPerPeriod,
+    readonly callsOf: (bucketsPerNamespace: number) => number = callsPerPeriod,
     /**
      * A namespace's hook calls under way at once in this server: S3_TENANT_MAX_SYNCS alone; with the Deployment's
      * replicas told (METAOPS_REPLICAS), perReplica(S3_TENANT_MAX_SYNCS, replicas) (lib/server-replicas.ts), so that the

@@ -181,6 +181,8 @@ async function inShare(
   which: 'sync' | 'finalize',
   work: (aws: AwsApi) => Promise<CompositeSyncResponse>,
   withdraws = false,
+  /** The answer while the call waits, when not heldForShare's (a spec refused whatever AWS says: refusedWaiting). */
+  waiting?: (wait: ShareWait) => CompositeSyncResponse,
 ): Promise<CompositeSyncResponse> {
   const { parent, now, clients, settings, turnWanted } = hook;
   try {
@@ -193,7 +195,7 @@ async function inShare(
     return await clients.tenants.run(call, await clients.aws(), turnWanted ? givingWay(turnWanted, work) : work);
   } catch (err) {
     if (!(err instanceof ShareWait)) throw err;
-    return heldForShare(hook.request, err, now, which);
+    return waiting ? waiting(err) : heldForShare(hook.request, err, now, which);
   }
 }
 
@@ -644,6 +646,8 @@ interface SyncRun {
   user: string;
   /** The IAM user as found (or made) by this sync, once it is: its tags hold the records of the buckets. */
   iamUser?: IamUser;
+  /** Whether this sync made the IAM user (CreateUser): it holds nothing but what this sync gave it. */
+  madeUser?: boolean;
   /** The buckets the user records (bucketRecords), as this sync keeps them. */
   records: Map<string, BucketRecord>;
   /** The bucket the user's record of intent names (a CreateBucket under way), as this sync keeps it. */
@@ -696,14 +700,21 @@ function otherSecrets(request: CompositeSyncRequest, wanted: string): KubeObject
  * AccessKeyCreated, KeyRotated); it never changes the answer.
  */
 export async function sync(hook: SyncHook<Spec, S3Clients, S3Settings>): Promise<CompositeSyncResponse> {
-  // A KMS key the server no longer allows the namespace: its grant is withdrawn whatever the budget says (refusedKmsKey).
   const key = grantedKmsKey(hook.spec.encryption);
-  const withdraws =
-    key !== undefined && kmsKeyNotAllowed(key, ownerOf(hook.parent).namespace, hook.settings.kms) !== undefined;
+  const keyRefused = key && kmsKeyNotAllowed(key, ownerOf(hook.parent).namespace, hook.settings.kms);
+  // A KMS key the server does not allow the namespace (refusedKmsKey): a grant of it is withdrawn whatever the budget
+  // says when there may be one (recordsMade, not refused at this generation yet), within one period's debt. Waiting,
+  // a resource that records nothing made is answered its refusal (the spec is refused whatever AWS says), one that
+  // does keeps what it has.
+  const recorded = !!keyRefused && recordsMade(hook.parent);
+  const withdraws = recorded && !withdrawnAtThisGeneration(hook.parent) && withinWithdrawalDebt(hook);
+  const waiting =
+    keyRefused && !recorded ? (wait: ShareWait) => refusedWaiting(hook.request, keyRefused, wait, hook.now) : undefined;
+  const run = () => inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws, waiting);
   const claim = claimOf(hook.request, secretName(hook.parent, hook.spec));
-  if (!claim) return inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws);
+  if (!claim) return run();
   try {
-    return withClaim(await inShare(hook, 'sync', (aws) => syncIn(hook, aws), withdraws), claim);
+    return withClaim(await run(), claim);
   } catch (err) {
     throw claimedIn(hook.request, err, claim);
   }
@@ -775,6 +786,66 @@ function claimedIn(request: CompositeSyncRequest, err: unknown, claim: KubeObjec
     children,
     retryAfterSeconds: err.retryAfterSeconds,
   });
+}
+
+/**
+ * Whether the status records anything made for the resource in AWS (a bucket it created, its IAM user, policy or access
+ * key): only then may its policy hold a KMS grant to withdraw. A resource that records nothing (refused from its first
+ * sync: nothing was ever made) has nothing to withdraw, and its syncs wait for the namespace's budget like any other; so
+ * does one whose first sync made something and never wrote its status (rare: a sync killed, an answer lost), whose grant
+ * is then withdrawn once the budget allows, not at once.
+ */
+function recordsMade(parent: ParentObject): boolean {
+  const previous = previousOf(parent);
+  const status = currentStatus(parent) as Record<string, unknown>;
+  return (
+    previous.iamUser !== undefined ||
+    previous.policyArn !== undefined ||
+    typeof status['accessKeyId'] === 'string' ||
+    (previous.createdBuckets?.length ?? 0) > 0
+  );
+}
+
+/**
+ * Whether this generation's spec was answered InvalidSpec already (Ready False InvalidSpec, for this generation): that
+ * answer held the policy to the rules (refusedKmsKey, ensurePolicy's refusal, `refused`), so no grant is left to
+ * withdraw at once; an edit, or a Ready resource whose key the server stopped allowing, has one.
+ */
+function withdrawnAtThisGeneration(parent: ParentObject): boolean {
+  const ready = previousConditions(parent.status).find((c) => c.type === 'Ready');
+  return (
+    ready?.status === 'False' &&
+    ready.reason === 'InvalidSpec' &&
+    ready.observedGeneration === parent.metadata.generation
+  );
+}
+
+/**
+ * Whether a withdrawal may still pass the namespace's budget: while the namespace owes less than one period's calls.
+ * Past that (its resources' edits naming keys it is not allowed, each a new generation to withdraw from), its
+ * withdrawals wait for the budget like any sync: a namespace makes at most twice its share in a period that way.
+ */
+function withinWithdrawalDebt(hook: { parent: ParentObject; now: Date; clients: S3Clients; settings: S3Settings }) {
+  const { tenants } = hook.clients;
+  const capacity = tenants.callsOf(hook.settings.bucketsPerNamespace);
+  return tenants.callsLeft(ownerOf(hook.parent).namespace, capacity, hook.now) > -capacity;
+}
+
+/**
+ * A spec refused for its KMS key that waits for its namespace's share, its status recording nothing made: answered
+ * InvalidSpec as the key's refusal, the wait said after it (nothing was checked or sent), every child kept; asked again
+ * when the share allows, as a refused spec's check waiting is (lib/operator.ts).
+ */
+function refusedWaiting(
+  request: CompositeSyncRequest,
+  refusal: string,
+  wait: ShareWait,
+  now: Date,
+): CompositeSyncResponse {
+  return {
+    ...invalidSpecResponse(request, `${refusal}; ${wait.message}`, now),
+    resyncAfterSeconds: wait.retryAfterSeconds,
+  };
 }
 
 async function syncIn(hook: SyncHook<Spec, S3Clients, S3Settings>, shared: AwsApi): Promise<CompositeSyncResponse> {
@@ -1092,8 +1163,37 @@ async function findUser(run: SyncRun): Promise<IamUser | undefined> {
 
 /** This resource's IAM user: found, or created now (tagged in the same call, so it is ours from its first moment). */
 async function userOf(run: SyncRun): Promise<IamUser> {
-  run.iamUser ??= (await findUser(run)) ?? (await run.aws.createUser(run.user, ownerTags(run.owner)));
+  run.iamUser ??= await findUser(run);
+  if (!run.iamUser) {
+    run.iamUser = await run.aws.createUser(run.user, ownerTags(run.owner));
+    run.madeUser = true;
+  }
   return run.iamUser;
+}
+
+/**
+ * The spec's new bucket refused (the namespace's bucket bound, TooManyBuckets; or its name another resource's,
+ * BucketAlreadyExists, on a definite answer): this resource's IAM user, when it holds nothing (no bucket recorded, no
+ * record of intent, no access key, no policy attached), is deleted at once. The account's users are a quota every
+ * tenant shares (5,000): two new resources racing for a namespace's last place, or for one new bucket name, each make
+ * their user before the place or the claim is decided, and the one refused kept its user for as long as the resource
+ * existed, one more per race. A user this sync made holds nothing but the records it dropped on the refusal; one found
+ * (left by a sync killed or refused before) is deleted only when IAM lists no key and no policy attached to it. The
+ * next sync makes it again only once the bucket's place and name are free.
+ */
+async function dropIdleUser(run: SyncRun, err: unknown): Promise<void> {
+  // The namespace's bound (ledger.ts), or the name's claim or S3 on a definite answer; not S3's own bucket quota.
+  const refused =
+    reasonOfFailure(err) === 'TooManyBuckets' ||
+    (err instanceof AwsError && err.code === 'BucketAlreadyExists' && run.definite === true);
+  if (!refused || !run.iamUser || run.records.size > 0 || run.intent !== undefined) return;
+  const { aws, user } = run;
+  if (!run.madeUser && ((await aws.listAccessKeys(user)).length > 0 || (await aws.attachedPolicies(user)).length > 0))
+    return;
+  await aws.deleteUser(user);
+  run.iamUser = undefined;
+  run.madeUser = false;
+  run.log.info({ user }, "S3: the resource's new bucket was refused: its IAM user, holding nothing, deleted");
 }
 
 /** Records `bucket` on the user as `state` (with the record of intent: a CreateBucket of it follows). */
@@ -1207,21 +1307,14 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   if (!found) {
     await refuseBeyondLeftBehind(run);
     region = spec.region ?? aws.region;
-    const { iamUser, entry } = await placeNewBucket(run, makeUser);
-    if (run.intent !== bucket || run.records.get(bucket) !== 'made') await writeRecord(run, bucket, 'made', true);
-    await aws.createBucket(bucket, region).catch(async (err: unknown) => {
-      // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
-      // Any other outcome (no answer, a 5xx, a throttle: the bucket may exist) keeps the record for the next sync,
-      // which takes the bucket back under the claim.
-      if (createRefused(err)) {
-        await dropRecord(run, bucket);
-        // Another account's bucket (S3 says so): a definite answer; no bucket of that name is in this account.
-        run.definite = err instanceof AwsError && err.code === 'BucketAlreadyExists';
-        if (run.definite) await releaseEntry(aws, iamUser.arn, owner.namespace, bucket);
-      }
+    // Refused its place or its name: a user holding nothing is not kept for it (dropIdleUser).
+    const { entry } = await newBucket(run, makeUser, region).catch(async (err: unknown) => {
+      // The refusal stands whatever the deletion answers: a user left is deleted by the next sync refused so.
+      await dropIdleUser(run, err).catch((cause: unknown) =>
+        run.log.warn({ user: run.user, err: describe(cause) }, 'S3: deleting the IAM user of a refused bucket failed'),
+      );
       throw err;
     });
-    await claimOrRefuse(run, iamUser.arn, found);
     await aws.tagBucket(bucket, region, ownerTags(owner));
     // Its entry written again if it went meanwhile (pruned while this CreateBucket was under way): never uncounted.
     await keepEntry(entry);
@@ -1270,6 +1363,35 @@ async function ensureBucket(run: SyncRun, makeUser: () => Promise<IamUser>): Pro
   for (const [b] of listed) run.records.delete(b);
   run.intent = undefined;
   return region;
+}
+
+/**
+ * A new bucket: its place in the namespace (placeNewBucket: the count, the user, the entry), its record on the user,
+ * CreateBucket, then its claim. Its entry, to keep.
+ */
+async function newBucket(
+  run: SyncRun,
+  makeUser: () => Promise<IamUser>,
+  region: string,
+): Promise<{ entry: Parameters<typeof keepEntry>[0] }> {
+  const { aws, owner } = run;
+  const bucket = run.spec.bucketName;
+  const { iamUser, entry } = await placeNewBucket(run, makeUser);
+  if (run.intent !== bucket || run.records.get(bucket) !== 'made') await writeRecord(run, bucket, 'made', true);
+  await aws.createBucket(bucket, region).catch(async (err: unknown) => {
+    // AWS said no: nothing was created, and the record must not later take back a bucket someone else makes.
+    // Any other outcome (no answer, a 5xx, a throttle: the bucket may exist) keeps the record for the next sync,
+    // which takes the bucket back under the claim.
+    if (createRefused(err)) {
+      await dropRecord(run, bucket);
+      // Another account's bucket (S3 says so): a definite answer; no bucket of that name is in this account.
+      run.definite = err instanceof AwsError && err.code === 'BucketAlreadyExists';
+      if (run.definite) await releaseEntry(aws, iamUser.arn, owner.namespace, bucket);
+    }
+    throw err;
+  });
+  await claimOrRefuse(run, iamUser.arn, undefined);
+  return { entry };
 }
 
 /**

@@ -91,7 +91,8 @@ t.test('the other resource syncs whole between our lookup and our CreateBucket: 
   t.notOk(a.secret(), 'A has no Secret');
   t.same(fake.keyIds(a.user), [], 'A has no key');
   t.same(granted(fake, 'shared'), [b.user], "only B's user is granted the bucket");
-  t.notOk(fake.users.get(a.user)!.tags.has(BUCKET_INTENT_TAG), "A's record of intent is gone: it never takes it back");
+  t.notOk(fake.users.has(a.user), "A's user, made for the bucket it lost and holding nothing, is deleted at once");
+  t.notOk(fake.users.get(a.user)?.tags.has(BUCKET_INTENT_TAG), "A's record of intent is gone: it never takes it back");
   // The next syncs: A is refused before any CreateBucket, B stays Ready.
   const calls = fake.calls.length;
   await a.sync();
@@ -135,7 +136,7 @@ t.test('our CreateBucket makes the bucket, the other claims it first: we tag not
   t.match(a.ready(), { status: 'False', reason: 'BucketAlreadyExists' });
   t.same([...fake.buckets.get('shared')!.tags], [], 'A wrote no tag on the bucket');
   t.same(granted(fake, 'shared'), [], 'A is granted nothing');
-  t.notOk(fake.users.get(a.user)!.tags.has(BUCKET_INTENT_TAG), 'no record of intent left');
+  t.notOk(fake.users.has(a.user), 'its user, holding nothing, deleted: no record of intent left');
   // A is deleted with Delete and forceDelete: the bucket is not A's to delete.
   a.spec = { ...a.spec, deletionPolicy: 'Delete', forceDelete: true };
   t.equal((await a.finalize()).finalized, true);
