@@ -139,6 +139,14 @@ export interface OperatorBase<C, K> {
   effects?: boolean;
   resyncPeriodSeconds?: number;
   /**
+   * The sync and finalize hooks' version (Metacontroller v4's `hooks.<hook>.version`; v1.5.x has none): `v2` for an
+   * operator whose customize asks for a cluster-scoped object (a StorageClass). Version v1 sends a namespaced parent
+   * only the related objects of its namespace, and so never a cluster-scoped one (v4.17.2
+   * `pkg/controller/common/api/v2/common.go` `Convert`, L159-164); v2 sends every related object, keyed
+   * `namespace/name` (a cluster-scoped one by its name), which every hook reads (lib/metacontroller.ts).
+   */
+  hookVersion?: 'v2';
+  /**
    * The operator's clients, built once per server from its environment: what acts on the world (the app counts
    * their calls, and a caller that is not authenticated gets none).
    */

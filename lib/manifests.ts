@@ -239,6 +239,12 @@ export interface ControllerOptions {
    * field (v1.5.x, whose CRD refuses it).
    */
   ignoreStatusChanges?: boolean;
+  /**
+   * The sync and finalize hooks' `version` where the definition asks for one (`hookVersion`: v4.x). Off for
+   * Metacontroller releases that do not have the field (v1.5.x, whose CRD has no such field, and which sends a
+   * namespaced parent its cluster-scoped related objects without it).
+   */
+  hookVersions?: boolean;
 }
 
 /**
@@ -277,6 +283,10 @@ function webhook(def: HookDefinition, route: HookRoute, options: ControllerOptio
   if (options.authorization) {
     wh['authorization'] = { type: 'Bearer', secretRef: { ...options.authorization } };
   }
+  // Customize's version decides how Metacontroller lists the rules (v1: a namespaced parent's rules in its
+  // namespace), sync's and finalize's what the request carries: only those take the definition's version.
+  if (def.hookVersion && hook !== 'customize' && (options.hookVersions ?? true))
+    return { version: def.hookVersion, webhook: wh };
   return { webhook: wh };
 }
 

@@ -249,6 +249,7 @@ function baseOf<C, K>(op: OperatorBase<C, K>): OperatorBase<C, K> {
     name: op.name,
     ...(op.effects !== undefined ? { effects: op.effects } : {}),
     ...(op.resyncPeriodSeconds !== undefined ? { resyncPeriodSeconds: op.resyncPeriodSeconds } : {}),
+    ...(op.hookVersion ? { hookVersion: op.hookVersion } : {}),
     ...(op.clients ? { clients: op.clients } : {}),
     ...(op.settings ? { settings: op.settings } : {}),
     ...(op.configProblems ? { configProblems: op.configProblems } : {}),

@@ -22,6 +22,15 @@ export function storageClassRule(name: unknown): RelatedResourceRule[] {
 }
 
 /**
+ * The sync and finalize hooks' version of an operator whose customize asks for the StorageClass (OperatorBase
+ * `hookVersion`). Metacontroller v4.17.2 lists the class, but under version v1 it builds the request of a namespaced
+ * parent from the related objects of the parent's namespace alone (`pkg/controller/common/api/v2/common.go`
+ * `Convert`, L159-164): the class's group arrives empty, and a cluster naming a class waited for good
+ * (`StorageClassNotSeen`). Version v2 sends it, keyed by its name. v1.5.20 has no version and sends it as it is.
+ */
+export const STORAGE_CLASS_HOOK_VERSION = 'v2' as const;
+
+/**
  * Why a claim of `name` (its `field`) is refused unless the server allows static binding: "" (no class), or a class
  * of pre-made volumes (NO_PROVISIONER) among the related objects. Absent (the default class) is never refused. A
  * named class the request does not carry is not refused: only new claims wait for it (claimClassUnseen).

@@ -1,5 +1,6 @@
 import {
   defineComposite,
+  STORAGE_CLASS_HOOK_VERSION,
   type KubeObject,
   jsonBytes,
   kib,
@@ -53,6 +54,8 @@ function listedMembers(holder: KubeObject): string[] {
 
 export const etcdcluster = defineComposite({
   name: 'etcdcluster',
+  // Its customize asks for the StorageClass its claims name (cluster-scoped): only version v2 sends it (lib/storage-class.ts).
+  hookVersion: STORAGE_CLASS_HOOK_VERSION,
   resource,
   spec: parser,
   parentProblem: etcdParentProblem,

@@ -3,6 +3,7 @@ import {
   clusterDomainProblems,
   type ConditionEventRules,
   defineComposite,
+  STORAGE_CLASS_HOOK_VERSION,
   jsonBytes,
   namesBytes,
   ordinalPodNames,
@@ -51,6 +52,8 @@ export const MYSQLCLUSTER_EVENTS: ConditionEventRules = {
 
 export const mysqlcluster = defineComposite({
   name: 'mysqlcluster',
+  // Its customize asks for the StorageClass its claims name (cluster-scoped): only version v2 sends it (lib/storage-class.ts).
+  hookVersion: STORAGE_CLASS_HOOK_VERSION,
   resource,
   spec: parser,
   specProblem: versionProblem,

@@ -170,6 +170,7 @@ export class ControlPlane {
           target: { kind: 'url', base },
           etag: this.mc.features.etag,
           ignoreStatusChanges: this.mc.features.ignoreStatusChanges,
+          hookVersions: this.mc.features.hookVersion,
           ...(this.mc.features.authorization ? { authorization: { ...PRODUCTION_AUTHORIZATION } } : {}),
           resyncPeriodSeconds: E2E_RESYNC_SECONDS,
         }),

@@ -36,6 +36,11 @@ export interface MetacontrollerFeatures {
    * namespace at the same generation is handed the first one's answer and refused (docs/metacontroller.md).
    */
   customizeByUid: boolean;
+  /**
+   * A hook's `version` (v4: v2 sends a namespaced parent its cluster-scoped related objects, a StorageClass; v1 drops
+   * them). v1.5.20 has no such field and sends them without it.
+   */
+  hookVersion: boolean;
 }
 
 export interface MetacontrollerRelease {
@@ -76,6 +81,7 @@ export function v1(bin: string): MetacontrollerRelease {
       rollingUpdate: true,
       ignoreStatusChanges: false,
       customizeByUid: false,
+      hookVersion: false,
     },
     connect: (o) => ['--client-config-path', o.kubeconfig, `--debug-addr=127.0.0.1:${o.port}`],
     defaultArgs: [...TUNING, '-v=4'],
@@ -109,6 +115,7 @@ export function v4(repo: string): MetacontrollerRelease {
       rollingUpdate: false,
       ignoreStatusChanges: true,
       customizeByUid: true,
+      hookVersion: true,
     },
     connect: (o) => [
       `--kubeconfig=${o.kubeconfig}`,

@@ -20,6 +20,7 @@ import { eventsRestrictedEtcd } from './events.js';
 import { helm } from './helm.js';
 import { collisions, collisionsMadeTogether, collisionsReleasedToFirst, heldByRecordedHolder } from './collisions.js';
 import { tenantSameName } from './tenant-same-name.js';
+import { namedStorageClass } from './storage-class.js';
 import { generatedSelector, adoption, strategies, authorization, resyncAfter } from './features.js';
 
 export type { Scenario };
@@ -60,4 +61,5 @@ export const scenarios: Scenario[] = [
   collisionsReleasedToFirst,
   heldByRecordedHolder,
   tenantSameName,
+  namedStorageClass,
 ];
