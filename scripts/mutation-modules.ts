@@ -856,6 +856,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // Egress: the pods no namespace egress policy selects keep metaops' (the complement), doubt keeps them too.
       'test/lib/egress-policies-select-the-pods-no-namespace-egress-policy-selects.test.ts',
       'test/operators/pods-no-namespace-egress-policy-selects-keep-the-metadata-service-out.test.ts',
+      // egressComplement answers a complement of exactly MAX_COMPLEMENT_SELECTORS selectors, doubts one more.
+      'test/lib/egress-complement-taken-up-to-four-selectors.test.ts',
       'test/operators/orphaned-metaops-policies-do-not-count-as-the-namespaces.test.ts',
       // A hold for a complement name keeps the pods selected (complementInFreeNames); egress changing hands between a
       // policy and its complement leaves no pod unselected (egressHandover).
