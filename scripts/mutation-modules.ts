@@ -108,6 +108,9 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/upgrade-failed-hold-survives-status-loss.test.ts',
   // plan/upgrade-hold.ts respecPending called directly: the upgrade waits only where respec makes the member again.
   'test/etcdcluster/upgrade-waits-for-respec-only-where-respec-makes-the-member-again.test.ts',
+  // plan/upgrade-hold.ts: the member pods on the target image, the Ready pods (serving) and the voting members named
+  // exactly in what it says.
+  'test/etcdcluster/upgrade-hold-names-exactly-the-members-it-reads.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
