@@ -108,6 +108,9 @@ const ETCD_DECISION_TESTS = [
   'test/etcdcluster/upgrade-failed-hold-survives-status-loss.test.ts',
   // plan/upgrade-hold.ts respecPending called directly: the upgrade waits only where respec makes the member again.
   'test/etcdcluster/upgrade-waits-for-respec-only-where-respec-makes-the-member-again.test.ts',
+  // plan/upgrade-hold.ts: the member pods on the target image, the Ready pods (serving) and the voting members named
+  // exactly in what it says.
+  'test/etcdcluster/upgrade-hold-names-exactly-the-members-it-reads.test.ts',
 ];
 
 /** plan.ts (decide) and its rules under hooks/etcdcluster/plan/: one view, named rules (the header of plan.ts). */
@@ -551,6 +554,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/mysqlcluster/storage-class-never-seen-told-as-a-warning-event.test.ts',
       // status.selector (an HPA's) selects on the instance label once every member carries it.
       'test/mysqlcluster/scale-selector-selects-only-own-pods.test.ts',
+      // An unmarked claim of ordinal `replicas` beside an earlier metaops' StatefulSet is not taken (volumeOurs).
+      'test/mysqlcluster/unmarked-claim-past-the-statefulsets-replicas-not-taken.test.ts',
     ],
     target: 85,
   },
@@ -630,6 +635,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/memcached/too-large-to-list-pods-judged-on-its-pod-template.test.ts',
       // At the largest size whose pods are listed, mid-rollout, two injectors: each sync request within the body limit.
       'test/memcached/sync-request-within-body-limit-with-injected-pods-at-the-cut.test.ts',
+      // podsAtOnce counted by hand from the Deployment's default surge, not by itself.
+      'test/memcached/pods-at-once-in-a-rollout-are-replicas-surge-and-as-many-terminating.test.ts',
       // Held, a spec change the kept Deployment is never given says the hold, not Complete (withheld).
       'test/memcached/held-memcached-with-a-changed-spec-is-not-complete.test.ts',
       // Made together with an EtcdCluster made first, it yields the shared Service when it never served (served).
@@ -856,6 +863,8 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       // Egress: the pods no namespace egress policy selects keep metaops' (the complement), doubt keeps them too.
       'test/lib/egress-policies-select-the-pods-no-namespace-egress-policy-selects.test.ts',
       'test/operators/pods-no-namespace-egress-policy-selects-keep-the-metadata-service-out.test.ts',
+      // egressComplement answers a complement of exactly MAX_COMPLEMENT_SELECTORS selectors, doubts one more.
+      'test/lib/egress-complement-taken-up-to-four-selectors.test.ts',
       'test/operators/orphaned-metaops-policies-do-not-count-as-the-namespaces.test.ts',
       // A hold for a complement name keeps the pods selected (complementInFreeNames); egress changing hands between a
       // policy and its complement leaves no pod unselected (egressHandover).
