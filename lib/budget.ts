@@ -178,7 +178,7 @@ export function answerBudgetProblem<Spec>(
  * generously: 16 times each.
  */
 export function namesBytes(parent: ParentObject): number {
-  return 16 * (Buffer.byteLength(parent.metadata.name ?? '') + Buffer.byteLength(parent.metadata.namespace ?? ''));
+  return 16 * (Buffer.byteLength(parent.metadata.name) + Buffer.byteLength(parent.metadata.namespace ?? ''));
 }
 
 /**

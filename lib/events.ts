@@ -75,7 +75,7 @@ export function referenceOf(parent: ParentObject): ObjectReference {
     apiVersion: String(parent['apiVersion'] ?? ''),
     kind: String(parent['kind'] ?? ''),
     namespace: parent.metadata.namespace ?? 'default',
-    name: parent.metadata.name ?? '',
+    name: parent.metadata.name,
   };
   if (parent.metadata.uid) ref.uid = parent.metadata.uid;
   return ref;
@@ -84,12 +84,12 @@ export function referenceOf(parent: ParentObject): ObjectReference {
 /** The event's name: the resource's name where it is valid, and a hash of the occurrence and its time bucket. */
 export function eventName(parent: ParentObject, spec: EventSpec, now: Date): string {
   const bucket = Math.floor(now.getTime() / (EVENT_BUCKET_SECONDS * 1000));
-  const who = parent.metadata.uid ?? `${parent.metadata.namespace ?? ''}/${parent.metadata.name ?? ''}`;
+  const who = parent.metadata.uid ?? `${parent.metadata.namespace ?? ''}/${parent.metadata.name}`;
   const hash = createHash('sha256')
     .update(JSON.stringify([who, spec.reason, spec.subject ?? '', bucket]))
     .digest('hex')
     .slice(0, 16);
-  const prefix = (parent.metadata.name ?? '')
+  const prefix = parent.metadata.name
     .toLowerCase()
     .replace(/[^a-z0-9.-]+/g, '-')
     .slice(0, 200)

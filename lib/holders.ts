@@ -158,7 +158,7 @@ function namesByShape(other: Namer, wanted: readonly ChildName[]): { names: Set<
  */
 export function holderRules(parent: ParentObject): RelatedResourceRule[] {
   const own = namers.get(keyOf(parent.apiVersion, parent.kind));
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata.name;
   const namespace = parent.metadata.namespace ?? '';
   const pods = podHolderRules(parent);
   if (!own || !name) return pods;

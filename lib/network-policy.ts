@@ -548,7 +548,7 @@ export function egressComplementPolicies(
 ): KubeObject[] {
   const governance = options.governance;
   if (!governance?.egress) return [];
-  const instance = parent.metadata.name ?? '';
+  const instance = parent.metadata.name;
   return governance.complement.map((term, i) => ({
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',

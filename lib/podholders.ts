@@ -92,7 +92,7 @@ export function podHolderWants(holder: KubeObject): ChildName[] | undefined {
  */
 export function podHolderRules(parent: ParentObject): RelatedResourceRule[] {
   const own = namerOf(parent);
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata.name;
   if (!own || !name) return [];
   const bases = own.suffixes.map((s) => `${name}${s}`);
   const rules: RelatedResourceRule[] = [];

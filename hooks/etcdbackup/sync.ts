@@ -162,7 +162,7 @@ function podTemplate(
     clusters,
   }: { periodic: Spared | undefined; clusterIds: Record<string, string>; podLabel: string; clusters: string[] },
 ): Record<string, unknown> {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const access = s3Access(spec.s3);
   const args = [
     'etcd-backup',
@@ -280,7 +280,7 @@ export function backupChild(
     clusters?: readonly string[];
   } = {},
 ): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const periodic = spec.backupPolicy.backupIntervalInSecond > 0;
   const jobSpec = {
     backoffLimit: 2,
@@ -812,7 +812,7 @@ function podsLabel(
 ): string | undefined {
   const recorded = recordedPodsLabel(parent);
   if (!current || recorded === current) return current || undefined;
-  const name = `${parent.metadata.name!}-backup`;
+  const name = `${parent.metadata.name}-backup`;
   const job = observedNamed(request.children, 'Job', 'batch/v1', name);
   const cron = observedNamed(request.children, 'CronJob', 'batch/v1', name);
   if (job && !templateLabelled(jobTemplate(job), PARENT_LABEL, current) && typeof status['succeeded'] !== 'boolean')
@@ -907,7 +907,7 @@ function recordedResults(
   for (const k of CARRIED) if (carried(k, previous[k])) status[k] = previous[k];
   const pods = observed(request.related, 'Pod', 'v1');
   const { latest, lastGood } = newestResults(pods, parent.metadata.uid ?? '');
-  const job = observedNamed(request.children, 'Job', 'batch/v1', `${parent.metadata.name!}-backup`);
+  const job = observedNamed(request.children, 'Job', 'batch/v1', `${parent.metadata.name}-backup`);
   const jobStatus = (job?.['status'] ?? {}) as JobStatus;
   const jobFailed = jobStatus.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
   // (A result that names no bucket, from a CLI before it did and a pod without its arguments: the Job's; its

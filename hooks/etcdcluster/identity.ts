@@ -131,7 +131,7 @@ export function namedSpec(
   if (made.some(relativeHost)) return spec;
   // Made with qualified names: kept, whatever certificates come later (members keep their registered URLs).
   if (made.length > 0) return qualified;
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const sample = `${name}-0.${name}.${parent.metadata.namespace ?? 'default'}.svc.${server}`;
   for (const pem of input.certificates ?? []) {
     let carries = false;

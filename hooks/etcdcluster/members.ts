@@ -80,7 +80,7 @@ export function clusterOf(parent: ParentObject, spec: EtcdClusterSpec): Cluster 
   const wanted = specClusterDomain(spec)?.domain;
   const domain = wanted ? `.${wanted.replace(/^\./, '')}` : '';
   return {
-    name: parent.metadata.name!,
+    name: parent.metadata.name,
     namespace: parent.metadata.namespace ?? 'default',
     domain,
     peerTLS: Boolean(spec.TLS?.static?.member?.peerSecret),
@@ -939,7 +939,7 @@ export function memberClaim(parent: ParentObject, spec: EtcdClusterSpec, pod: st
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name: pod, namespace: parent.metadata.namespace, labels: labels(parent.metadata.name!) },
+    metadata: { name: pod, namespace: parent.metadata.namespace, labels: labels(parent.metadata.name) },
     spec: structuredClone(spec.pod!.persistentVolumeClaimSpec) as Record<string, unknown>,
   };
 }
@@ -949,7 +949,7 @@ export function memberClaim(parent: ParentObject, spec: EtcdClusterSpec, pod: st
  * pods (`own`: only those carrying INSTANCE_LABEL).
  */
 export function services(parent: ParentObject, own = true): KubeObject[] {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const l = childLabels(APP, name, 'service');
   const ports = [
     { name: 'client', port: CLIENT_PORT },
@@ -983,7 +983,7 @@ export function disruptionBudget(
   pods = size,
   own = true,
 ): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const tolerance = (n: number) => n - (Math.floor(n / 2) + 1);
   const minAvailable = Math.max(Math.floor(size / 2) + 1, pods - Math.min(tolerance(voters), tolerance(size)));
   return {

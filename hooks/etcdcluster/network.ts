@@ -148,7 +148,7 @@ export function memberNetworkPolicy(
   governance?: Pick<NamespaceGovernance, 'egress' | 'ingress'>,
 ): KubeObject | undefined {
   if (settings.memberNetworkPolicy === false) return undefined;
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const namespace = parent.metadata.namespace ?? 'default';
   const members = { matchLabels: selector(name, own) };
   // Where the namespace's own policies govern the members' ingress, nothing of the namespace beyond what the cluster
@@ -261,7 +261,7 @@ export function restoreCheckNetworkPolicy(
   governance?: Pick<NamespaceGovernance, 'egress'>,
 ): KubeObject | undefined {
   if (settings.memberNetworkPolicy === false) return undefined;
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',

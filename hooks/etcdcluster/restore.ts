@@ -58,7 +58,7 @@ export function restoreCheckPod(
   source: RestoreSource,
   restoreUid: string,
 ): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   // The Secret is optional here, so that a missing one is the check's answer (with its name), not a pod that never
   // starts; the check still refuses to go on without the credentials it names.
   const access = s3Access(source.s3, { optionalVolume: true });

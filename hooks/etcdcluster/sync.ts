@@ -479,7 +479,7 @@ async function syncCluster(
   const { parent, now, clients, settings } = hook;
   // Only pods and claims that can be this cluster's members are considered at all (observe.ts memberWindow): the
   // work of the sync and its answer are bounded whatever a tenant labels with the cluster's selector.
-  const { request, ignored } = memberWindow(hook.request, parent.metadata.name!, (parent.status ?? {}) as object);
+  const { request, ignored } = memberWindow(hook.request, parent.metadata.name, (parent.status ?? {}) as object);
   // A cluster domain the server does not allow steers no dial and no pod: nothing is done until it is fixed.
   checkClusterDomain(hook.spec, settings);
   // The Secrets of TLS.static, checked before anything is dialled (tls.ts); the operator's certificate, when
@@ -949,7 +949,7 @@ function respond(
   failure?: string,
 ): CompositeSyncResponse {
   const parent = request.parent;
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const own = servicesSelectOwn(request);
   const ready = d.members.filter((m) => m.healthy).map((m) => m.name);
   const unready = d.members.filter((m) => !m.healthy).map((m) => m.name);
@@ -1009,7 +1009,7 @@ function liveClaims(request: CompositeSyncRequest): Set<string> | undefined {
  * until its label is applied. A new cluster (no such pod) at once.
  */
 export function servicesSelectOwn(request: CompositeSyncRequest): boolean {
-  const name = request.parent.metadata.name!;
+  const name = request.parent.metadata.name;
   for (const svc of [name, `${name}-client`]) {
     const observedSvc = observedNamed(request.children, 'Service', 'v1', svc);
     const sel = (observedSvc?.['spec'] as { selector?: Record<string, unknown> } | undefined)?.selector;
@@ -1034,7 +1034,7 @@ function childrenOf(
 ): KubeObject[] {
   // The history of restores carried out, as the status written with these children lists it.
   const history = withRestoreCarriedOut(knownRestores(request), d.restore);
-  const pods = d.pods.map((p) => withRestoreHistory(withMemberLabels(p, parent.metadata.name!), history));
+  const pods = d.pods.map((p) => withRestoreHistory(withMemberLabels(p, parent.metadata.name), history));
   const children: KubeObject[] = [...pods, ...(d.restoreCheck ? [d.restoreCheck] : [])];
   if (spec.pod?.persistentVolumeClaimSpec) {
     // A member's claim stays as long as the member belongs to the cluster (its pod is answered, or it is in the
@@ -1051,9 +1051,9 @@ function childrenOf(
     // While the claims' class is not seen (lib/storage-class.ts), only the claims observed are answered: a member pod
     // observed without its claim gets no new one (the decision made no new member: holdForStorageClass).
     for (const name of [...claims]
-      .filter((n) => memberIndex(parent.metadata.name!, n) !== undefined)
+      .filter((n) => memberIndex(parent.metadata.name, n) !== undefined)
       .filter((n) => !d.classUnseen || live === undefined || live.has(n))
-      .sort(byOrdinal(parent.metadata.name!))) {
+      .sort(byOrdinal(parent.metadata.name))) {
       children.push(memberClaim(parent, spec, name));
     }
     // A member pod not observed is answered only once its claim is observed as this cluster's (a child of it, not
@@ -1087,7 +1087,7 @@ function childrenOf(
   children.push(...memberComplementPolicies(parent, d.settings ?? {}, own, governance.members));
   // The restore check pod runs the tenant's images too: its own policy while it is answered or still observed (a
   // check pod deleted runs its grace period; the policy goes once the pod is gone).
-  if (d.restoreCheck || observedNamed(request.children, 'Pod', 'v1', checkPodName(parent.metadata.name!))) {
+  if (d.restoreCheck || observedNamed(request.children, 'Pod', 'v1', checkPodName(parent.metadata.name))) {
     const check = restoreCheckNetworkPolicy(parent, d.settings ?? {}, governance.check);
     if (check) children.push(check);
     children.push(...checkComplementPolicies(parent, d.settings ?? {}, governance.check));
@@ -1143,7 +1143,7 @@ function madeOrdinal(parent: ParentObject, request: CompositeSyncRequest): numbe
   let highest = ordinalFloor(parent, request) ?? -1;
   for (const kind of ['Pod', 'PersistentVolumeClaim']) {
     for (const child of observed(request.children, kind, 'v1')) {
-      const i = memberIndex(parent.metadata.name!, child.metadata.name ?? '');
+      const i = memberIndex(parent.metadata.name, child.metadata.name ?? '');
       if (i !== undefined && i > highest) highest = i;
     }
   }
@@ -1160,7 +1160,7 @@ function withOrdinal(svc: KubeObject, made: number): KubeObject {
 
 /** The ordinal the observed headless Service keeps, if it keeps one. */
 function ordinalFloor(parent: ParentObject, request: CompositeSyncRequest): number | undefined {
-  const svc = observedNamed(request.children, 'Service', 'v1', parent.metadata.name!);
+  const svc = observedNamed(request.children, 'Service', 'v1', parent.metadata.name);
   const text = svc?.metadata.annotations?.[LAST_MEMBER_INDEX];
   return typeof text === 'string' && /^\d{1,6}$/.test(text) ? Number(text) : undefined;
 }
@@ -1223,7 +1223,7 @@ function conditionsOf(request: CompositeSyncRequest, d: Answer, now: Date, failu
     ),
   );
   // Whether the members' NetworkPolicy exists beside running members (network.ts): said while it does not.
-  const answered = d.pods.map((p) => withMemberLabels(p, request.parent.metadata.name!));
+  const answered = d.pods.map((p) => withMemberLabels(p, request.parent.metadata.name));
   const policy = networkPolicyCreated(
     request,
     d.settings ?? {},

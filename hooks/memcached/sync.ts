@@ -126,7 +126,7 @@ export function networkPolicy(
 ): KubeObject | undefined {
   // The namespace's own policies govern the pods' egress: ours would only add to what they allow (issue 29).
   if (governance?.egress) return undefined;
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   return workloadNetworkPolicy(parent, { app: APP, suffix: '-memcached', pods: policyPods(name, own), settings });
 }
 
@@ -226,7 +226,7 @@ export const CONTAINERS: ReadonlySet<string> = new Set(['memcached']);
  * value, as long as any: what the size estimates need).
  */
 export function deployment(parent: ParentObject, spec: Spec, podLabel = parentLabelOf(undefined, parent)): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const labels = childLabels(APP, name, 'cache');
   const podLabels = { ...labels, [INSTANCE_LABEL]: name, ...(podLabel ? { [PARENT_LABEL]: podLabel } : {}) };
   return {
@@ -259,7 +259,7 @@ export function deployment(parent: ParentObject, spec: Spec, podLabel = parentLa
 }
 
 export function service(parent: ParentObject, spec: Spec, legacy: boolean, own = true): KubeObject {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const selector = own ? { ...selectorLabels(APP, name), [INSTANCE_LABEL]: name } : selectorLabels(APP, name);
   return serviceChild(parent, serviceName(name, legacy), childLabels(APP, name, 'cache'), selector, [
     { name: 'memcached', port: spec.port },
@@ -295,7 +295,7 @@ export function serviceSelectsOwn(
   workload: KubeObject | undefined,
   pods: KubeObject[] | undefined,
 ): boolean {
-  const name = request.parent.metadata.name!;
+  const name = request.parent.metadata.name;
   const svc = observedNamed(request.children, 'Service', 'v1', serviceName(name, legacy));
   const selector = (svc?.['spec'] as { selector?: Record<string, unknown> } | undefined)?.selector;
   if (selector?.[INSTANCE_LABEL] === name) return true;
@@ -325,7 +325,7 @@ export function nameProblem(parent: ParentObject, request: CompositeSyncRequest)
 
 /** Every name a Memcached's children may take (either Service name). */
 export function childNames(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   return [
     { apiVersion: 'apps/v1', kind: 'Deployment', name },
     { apiVersion: 'v1', kind: 'Service', name: serviceName(name) },
@@ -342,7 +342,7 @@ export function childNames(parent: ParentObject): ChildName[] {
  * serve under `<name>`); of those, the ones its name can make (nameProblem). None: its name makes nothing, ever.
  */
 export function currentNames(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const recorded = currentStatus(parent)['serviceName'];
   const namings = namingsOf(
     parent,
@@ -532,7 +532,7 @@ export function sync({
   now,
   settings,
 }: SyncHook<Spec, unknown, MemcachedSettings>): CompositeSyncResponse {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const legacy = legacyNames(request);
   const podLabel = parentLabelOf(settings, parent);
   const wanted = deployment(parent, spec, podLabel);
@@ -705,7 +705,7 @@ export function podsLabel(parent: ParentObject, workload: KubeObject | undefined
  * pods that start failing. Read from the observed Deployment and status (before) and the answer (after).
  */
 export function memcachedEvents(request: CompositeSyncRequest): (response: CompositeSyncResponse) => EventSpec[] {
-  const name = request.parent.metadata.name!;
+  const name = request.parent.metadata.name;
   const had = observedNamed(request.children, 'Deployment', 'apps/v1', name);
   const hadReplicas = (had?.['spec'] as { replicas?: unknown } | undefined)?.replicas;
   const svc = serviceName(name, legacyNames(request));

@@ -230,7 +230,7 @@ export function namesOf(name: string, legacy = false): Names {
  * Answering the other names would delete the StatefulSet and Services its clients use.
  */
 export function legacyNames(request: CompositeSyncRequest): boolean {
-  const name = request.parent.metadata.name ?? '';
+  const name = request.parent.metadata.name;
   const [now, before] = [namesOf(name), namesOf(name, true)];
   const has = (kind: string, apiVersion: string, n: string) =>
     observedNamed(request.children, kind, apiVersion, n) !== undefined;
@@ -346,7 +346,7 @@ export function volumeOurs(request: CompositeSyncRequest, n: Names, claim: KubeO
   const lineage = templateMark(sts);
   if (typeof mark === 'string' && mark !== '')
     return mark === request.parent.metadata.uid || (lineage !== undefined && mark === lineage);
-  if (!sts || lineage !== undefined || !labelledAsOurs(request.parent.metadata.name ?? '', claim)) return false;
+  if (!sts || lineage !== undefined || !labelledAsOurs(request.parent.metadata.name, claim)) return false;
   const ordinal = ordinalOf(`data-${n.statefulSet}`, claim.metadata.name ?? '');
   const replicas = (sts['spec'] as { replicas?: unknown } | undefined)?.replicas;
   if (ordinal !== undefined && typeof replicas === 'number' && ordinal < replicas) return true;
@@ -723,7 +723,7 @@ export function neverBoundVolumes(request: CompositeSyncRequest, n: Names): stri
 }
 
 function volumeClaims(request: CompositeSyncRequest, n: Names, mine = true): KubeObject[] {
-  const name = request.parent.metadata.name ?? '';
+  const name = request.parent.metadata.name;
   const wanted = new Set(Array.from({ length: MAX_SIZE }, (_, i) => n.volume(i)));
   return observedUnordered(request.related, 'PersistentVolumeClaim', 'v1').filter(
     (c) =>
@@ -852,7 +852,7 @@ function derivedNames(n: Names): DerivedName[] {
 
 /** A name the cluster's Services, StatefulSet, pods, labels or Secret cannot carry. */
 export function nameProblem(parent: ParentObject, request: CompositeSyncRequest): string | undefined {
-  const name = parent.metadata.name ?? '';
+  const name = parent.metadata.name;
   return parentNameProblem(name, derivedNames(namesOf(name, legacyNames(request))));
 }
 
@@ -1905,7 +1905,7 @@ export function invalid(request: CompositeSyncRequest, message: string, now: Dat
   const status = res.status as Status;
   // The record of what ran goes on while the spec is refused: the StatefulSet kept rolls on, and a member that starts
   // on a newer version now is the floor of every later spec, even once its pod waits on a pull or is gone.
-  const pods = memberPods(request, namesOf(request.parent.metadata.name ?? '', legacyNames(request)));
+  const pods = memberPods(request, namesOf(request.parent.metadata.name, legacyNames(request)));
   const version = ranVersions(
     request.parent,
     pods.filter((p) => !isTerminating(p)),

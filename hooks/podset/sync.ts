@@ -345,7 +345,7 @@ export { ordinalOf };
 
 /** Whether this PodSet names its pods as a metaops from before `-pod-` did: it has such a pod. */
 export function legacyNames(request: CompositeSyncRequest): boolean {
-  const name = request.parent.metadata.name!;
+  const name = request.parent.metadata.name;
   return observedUnordered(request.children, 'Pod', 'v1').some((p) => ordinalOf(name, p.metadata.name!) !== undefined);
 }
 
@@ -470,7 +470,7 @@ export function podsThatFit(
  * with (docs/operating.md).
  */
 export function childNames(parent: ParentObject): ChildName[] {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   const spec = parent.spec as { size?: unknown } | undefined;
   // Not a number (a spec the CRD would refuse): NaN, so no name.
   const count = Math.min(Number(spec?.size), MAX_SIZE);
@@ -498,7 +498,7 @@ export function childNames(parent: ParentObject): ChildName[] {
 
 /** The labels every pod of a PodSet carries. */
 export function podLabels(parent: ParentObject): Record<string, string> {
-  const name = parent.metadata.name!;
+  const name = parent.metadata.name;
   // `app: <name>` is the label the seed's reconciler put on its pods; kept for people who select by it.
   const labels = childLabels(APP, name, 'member');
   labels['app'] = name;

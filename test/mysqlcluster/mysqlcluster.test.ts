@@ -1024,14 +1024,16 @@ t.test('stored claim templates without a readable size: no resize said, no failu
   }
 });
 
-t.test('a MySQLCluster without a name (a hand-made request) is refused for its name', async (t) => {
+t.test('a MySQLCluster whose name cannot name its Service (a dot) is refused for its name', async (t) => {
+  // A request without a name is refused before any hook (test/lib/unnamed-parent-refused.test.ts); a stored name
+  // with a dot is a valid object name that no Service can carry.
   const req = request('mysqlcluster', { size: 1, version: '8.0' });
-  delete (req.parent.metadata as { name?: string }).name;
+  req.parent.metadata.name = 'my.db';
   const res = sync(req, now, newPassword);
   t.same(res.children, []);
   t.match((res.status as any).conditions[0], {
     reason: 'InvalidSpec',
     message:
-      'metadata.name "" cannot name Service "-mysql-headless": it must start with a letter and contain only lower-case letters, digits and \'-\' (a DNS-1035 label)',
+      'metadata.name "my.db" cannot name Service "my.db-mysql-headless": it must start with a letter and contain only lower-case letters, digits and \'-\' (a DNS-1035 label)',
   });
 });

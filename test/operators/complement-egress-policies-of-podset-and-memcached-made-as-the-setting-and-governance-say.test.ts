@@ -11,11 +11,11 @@ import { workloadEgress } from '../../lib/network-policy.js';
 import { complementPolicies as podsetComplement } from '../../hooks/podset/sync.js';
 import { complementPolicies as memcachedComplement } from '../../hooks/memcached/sync.js';
 
-const parent = (kind: string, name?: string) =>
+const parent = (kind: string, name: string) =>
   ({
     apiVersion: 'metaops.io/v1alpha1',
     kind,
-    metadata: { namespace: 'team-a', uid: 'uid-1', ...(name === undefined ? {} : { name }) },
+    metadata: { name, namespace: 'team-a', uid: 'uid-1' },
     spec: {},
   }) as ParentObject;
 
@@ -68,7 +68,9 @@ t.test("PodSet: one policy per conjunction of the complement, selecting the PodS
   t.same(podsetComplement(parent('PodSet', 'web'), { workloadNetworkPolicy: false }, governance(true)), [], 'off');
   t.same(podsetComplement(parent('PodSet', 'web'), {}, governance(false)), [], 'the namespace governs no egress');
   t.same(podsetComplement(parent('PodSet', 'web'), {}, undefined), [], 'governance not known');
-  t.match(podsetComplement(parent('PodSet'), {}, governance(true))[0], { metadata: { name: '-podset-egress-0' } });
+  t.match(podsetComplement(parent('PodSet', 'db'), {}, governance(true))[0], {
+    metadata: { name: 'db-podset-egress-0' },
+  });
 });
 
 t.test('Memcached: the same, selecting its pods by its instance label once they carry it', async (t) => {
@@ -91,7 +93,7 @@ t.test('Memcached: the same, selecting its pods by its instance label once they 
     [],
   );
   t.same(memcachedComplement(parent('Memcached', 'cache'), true, {}, governance(false)), []);
-  t.match(memcachedComplement(parent('Memcached'), false, {}, governance(true))[0], {
-    metadata: { name: '-memcached-egress-0' },
+  t.match(memcachedComplement(parent('Memcached', 'db'), false, {}, governance(true))[0], {
+    metadata: { name: 'db-memcached-egress-0' },
   });
 });
