@@ -113,7 +113,8 @@ export function membersHeldCondition(message: string): ConditionInput {
  * replacement's new member, a pod made again on its claim, an upgrade's or a restart policy's new pod) with a backend
  * quota at or under the data the members hold (quotaUnderData): no membership change, no new pod, the observed pods
  * as they are, no ordinal given out; MembersHeld=True QuotaBelowData says why (a Warning event, events.ts), and the
- * steps held (Scaling, Recovering) give way to it. A restore past its point of no return is not held here: its
+ * steps held (Scaling, Recovering) give way to it. While the quorum is lost (QuorumLost) the members' own pods made again
+ * on their claims are not held: without a quorum every write is refused already, and they bring it back. A restore past its point of no return is not held here: its
  * members are made from the checked snapshot, compared with their quota by its check (restore.ts quotaProblem).
  * Returns whether the decision was held.
  */
@@ -127,6 +128,10 @@ export function holdForQuota(
   const observedNames = new Set(obs.pods.map((p) => p.metadata.name));
   const makes = d.action?.type === 'add' || d.pods.some((p) => !observedNames.has(p.metadata.name!));
   if (!makes) return false;
+  // Without a quorum the cluster refuses every write (and read) already: the members' own pods made again on their
+  // claims bring the quorum back, and NOSPACE then says what the quota does. Holding them would keep the cluster down
+  // until someone edits the quota. Only a membership change is held then.
+  if (d.reason === 'QuorumLost' && d.action?.type !== 'add') return false;
   const problem = quotaUnderData(spec, clusterData(obs));
   if (!problem) return false;
   delete d.action;
