@@ -18,6 +18,29 @@ async function committed(k: EtcdKubelet): Promise<void> {
   while ((await k.dbSize()) < 1_000_000) await new Promise((r) => setTimeout(r, 100));
 }
 const HIGH = [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: String(64 * 1024 ** 2) }];
+/** A quota under the data `fill` writes. */
+const LOW = [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: String(512 * 1024) }];
+/** ~1 MB of keys (10 of 100 KiB), until the members' backend holds them. */
+async function fill(k: EtcdKubelet): Promise<void> {
+  const big = 'x'.repeat(100 * 1024);
+  for (let i = 0; i < 10; i++) await k.put(`big-${i}`, big);
+  await committed(k);
+}
+/** A write's outcome: 'ok', or the start of its error. */
+const write = (k: EtcdKubelet, key: string) =>
+  k.put(key, 'w').then(
+    () => 'ok',
+    (err: Error) => err.message.slice(0, 160),
+  );
+/** `n` writes, half a second apart, each one's outcome. */
+async function writes(k: EtcdKubelet, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    out.push(await write(k, `after-${i}`));
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return out;
+}
 
 etcdBin();
 
@@ -25,40 +48,19 @@ t.test("a member added with a quota under the cluster's data: the cluster keeps 
   const k = new EtcdKubelet('squ', { size: 1, version: '3.6.9' });
   t.teardown(() => k.shutdown());
   await k.converge('size 1', allReady(1));
-  const big = 'x'.repeat(100 * 1024);
-  for (let i = 0; i < 10; i++) await k.put(`big-${i}`, big);
-  await committed(k);
-  k.setSpec({
-    size: 2,
-    version: '3.6.9',
-    pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: String(512 * 1024) }] },
-  });
+  await fill(k);
+  k.setSpec({ size: 2, version: '3.6.9', pod: { etcdEnv: LOW } });
   await k.converge('size 2', allReady(2), 90_000).catch((err: Error) => t.comment(err.message.slice(0, 200)));
-  const writes: string[] = [];
-  for (let i = 0; i < 5; i++) {
-    writes.push(
-      await k.put(`after-${i}`, 'w').then(
-        () => 'ok',
-        (err: Error) => err.message.slice(0, 160),
-      ),
-    );
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  const written = await writes(k, 5);
   const res = await k.step();
   t.comment(`pods ${k.livePods().join(', ')}; Available ${JSON.stringify(condition(res, 'Available'))?.slice(0, 200)}`);
-  t.comment(`writes: ${writes.join(' | ')}`);
-  t.same(writes, ['ok', 'ok', 'ok', 'ok', 'ok'], 'the cluster takes writes');
+  t.comment(`writes: ${written.join(' | ')}`);
+  t.same(written, ['ok', 'ok', 'ok', 'ok', 'ok'], 'the cluster takes writes');
   t.same(k.livePods(), ['squ-0'], 'no member pod made with that quota');
   t.match(condition(res, 'MembersHeld'), { status: 'True', reason: 'QuotaBelowData', message: /524288 bytes/ });
   k.setSpec({ size: 2, version: '3.6.9', pod: { etcdEnv: HIGH } });
   await k.converge('size 2 once the quota is raised', allReady(2), 120_000);
-  t.equal(
-    await k.put('after-raise', 'w').then(
-      () => 'ok',
-      (err: Error) => err.message.slice(0, 160),
-    ),
-    'ok',
-  );
+  t.equal(await write(k, 'after-raise'), 'ok');
 });
 
 t.test(
@@ -68,14 +70,8 @@ t.test(
     const k = new EtcdKubelet('sqr', { size: 3, version: '3.6.9' });
     t.teardown(() => k.shutdown());
     await k.converge('size 3', allReady(3));
-    const big = 'x'.repeat(100 * 1024);
-    for (let i = 0; i < 10; i++) await k.put(`big-${i}`, big);
-    await committed(k);
-    k.setSpec({
-      size: 3,
-      version: '3.6.9',
-      pod: { etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: String(512 * 1024) }] },
-    });
+    await fill(k);
+    k.setSpec({ size: 3, version: '3.6.9', pod: { etcdEnv: LOW } });
     for (let i = 0; i < 3; i++) await k.step();
     await k.deletePod('sqr-2');
     await k
@@ -85,32 +81,17 @@ t.test(
         120_000,
       )
       .catch((err: Error) => t.comment(err.message.slice(0, 200)));
-    const writes: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      writes.push(
-        await k.put(`after-${i}`, 'w').then(
-          () => 'ok',
-          (err: Error) => err.message.slice(0, 160),
-        ),
-      );
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const written = await writes(k, 4);
     const res = await k.step();
     t.comment(
       `pods ${k.livePods().join(', ')}; Available ${JSON.stringify(condition(res, 'Available'))?.slice(0, 200)}`,
     );
-    t.comment(`writes: ${writes.join(' | ')}`);
-    t.same(writes, ['ok', 'ok', 'ok', 'ok'], 'the cluster takes writes');
+    t.comment(`writes: ${written.join(' | ')}`);
+    t.same(written, ['ok', 'ok', 'ok', 'ok'], 'the cluster takes writes');
     t.ok(held(res), 'MembersHeld=True QuotaBelowData: the replacement is not made with that quota');
     k.setSpec({ size: 3, version: '3.6.9', pod: { etcdEnv: HIGH } });
     await k.converge('replaced once the quota is raised', allReady(3), 180_000);
-    t.equal(
-      await k.put('after-raise', 'w').then(
-        () => 'ok',
-        (err: Error) => err.message.slice(0, 160),
-      ),
-      'ok',
-    );
+    t.equal(await write(k, 'after-raise'), 'ok');
   },
 );
 
@@ -121,17 +102,8 @@ t.test(
     const k = new EtcdKubelet('sqc', { size: 3, version: '3.6.9', pod: { persistentVolumeClaimSpec: PVC } });
     t.teardown(() => k.shutdown());
     await k.converge('size 3', allReady(3));
-    const big = 'x'.repeat(100 * 1024);
-    for (let i = 0; i < 10; i++) await k.put(`big-${i}`, big);
-    await committed(k);
-    k.setSpec({
-      size: 3,
-      version: '3.6.9',
-      pod: {
-        persistentVolumeClaimSpec: PVC,
-        etcdEnv: [{ name: 'ETCD_QUOTA_BACKEND_BYTES', value: String(512 * 1024) }],
-      },
-    });
+    await fill(k);
+    k.setSpec({ size: 3, version: '3.6.9', pod: { persistentVolumeClaimSpec: PVC, etcdEnv: LOW } });
     for (let i = 0; i < 3; i++) await k.step();
     await k.deletePod('sqc-2');
     await k
@@ -141,18 +113,9 @@ t.test(
         120_000,
       )
       .catch((err: Error) => t.comment(err.message.slice(0, 200)));
-    const writes: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      writes.push(
-        await k.put(`after-${i}`, 'w').then(
-          () => 'ok',
-          (err: Error) => err.message.slice(0, 160),
-        ),
-      );
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    t.comment(`pods ${k.livePods().join(', ')}; writes: ${writes.join(' | ')}`);
-    t.same(writes, ['ok', 'ok', 'ok', 'ok'], 'the cluster takes writes');
+    const written = await writes(k, 4);
+    t.comment(`pods ${k.livePods().join(', ')}; writes: ${written.join(' | ')}`);
+    t.same(written, ['ok', 'ok', 'ok', 'ok'], 'the cluster takes writes');
     t.ok(held(await k.step()), 'MembersHeld=True QuotaBelowData: the pod is not made again with that quota');
     t.notOk(k.livePods().includes('sqc-2'));
     k.setSpec({ size: 3, version: '3.6.9', pod: { persistentVolumeClaimSpec: PVC, etcdEnv: HIGH } });
@@ -161,12 +124,6 @@ t.test(
       (res) => allReady(3)(res) && k.livePods().includes('sqc-2'),
       180_000,
     );
-    t.equal(
-      await k.put('after-raise', 'w').then(
-        () => 'ok',
-        (err: Error) => err.message.slice(0, 160),
-      ),
-      'ok',
-    );
+    t.equal(await write(k, 'after-raise'), 'ok');
   },
 );
