@@ -12,10 +12,11 @@
 // for good: both held. Whatever the order in which Metacontroller gets to the two answers, exactly one keeps working
 // (the one made first) and the other says why.
 import t from 'tap';
-import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
+import type { ParentObject } from '../../lib/metacontroller.js';
 import { etcdParent, quietEtcd } from '../fixtures/etcd.js';
 import { etcdSync, mysqlSync } from '../fixtures/hooks.js';
-import { controllerRef, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { FIXED_NOW, request } from '../fixtures/requests.js';
+import { appliedWorld, controllerUid, key } from '../fixtures/applied-world.js';
 
 const NS = 'shop';
 const now = FIXED_NOW;
@@ -30,12 +31,6 @@ type Actor = 'mysql' | 'etcd' | 'statefulset';
 
 /** The namespace as the API server holds it, and the two parents; `order`: who acts first in each round. */
 async function run(opts: { mysqlUid: string; etcdUid: string; order: Actor[]; rounds?: number }) {
-  const world = new Map<string, KubeObject>();
-  const key = (kind: string, name: string) => `${kind}/${name}`;
-  let serial = 0;
-  const controllerUid = (o: KubeObject) =>
-    ((o.metadata as any).ownerReferences ?? []).find((r: any) => r.controller)?.uid as string | undefined;
-
   const etcd = etcdParent({ size: 3 });
   etcd.metadata = {
     ...etcd.metadata,
@@ -48,47 +43,7 @@ async function run(opts: { mysqlUid: string; etcdUid: string; order: Actor[]; ro
   mysql.metadata = { ...mysql.metadata, name: 'shop', namespace: NS, uid: opts.mysqlUid, creationTimestamp: CREATED };
   const parents: Record<'mysql' | 'etcd', ParentObject> = { mysql, etcd };
 
-  const make = (child: KubeObject, owner: KubeObject) => {
-    const copy = structuredClone(child);
-    copy.metadata = {
-      ...copy.metadata,
-      namespace: NS,
-      uid: `uid-${child.kind}-${child.metadata.name}-${++serial}`,
-      resourceVersion: '1',
-      ownerReferences: [controllerRef(owner)],
-    } as KubeObject['metadata'];
-    return copy;
-  };
-  /** Metacontroller: create what is answered and free, keep what is the parent's, delete what was left out. */
-  const apply = (parent: ParentObject, answer: CompositeSyncResponse) => {
-    const answered = new Set<string>();
-    for (const c of answer.children) {
-      if (!c?.metadata?.name) continue;
-      const k = key(c.kind, c.metadata.name);
-      answered.add(k);
-      if (!world.has(k)) world.set(k, make(c, parent));
-    }
-    for (const [k, o] of [...world]) if (controllerUid(o) === parent.metadata.uid && !answered.has(k)) world.delete(k);
-    // The garbage collector: what a deleted object controlled goes too (a StatefulSet's pods).
-    for (const [k, o] of [...world]) {
-      const owner = controllerUid(o);
-      const alive =
-        [mysql, etcd].some((p) => p.metadata.uid === owner) ||
-        [...world.values()].some((x) => x.metadata.uid === owner);
-      if (owner && !alive) world.delete(k);
-    }
-    parent.status = structuredClone(answer.status) as ParentObject['status'];
-  };
-  const request_ = (self: ParentObject, other: ParentObject) => {
-    const mine = [...world.values()].filter((o) => controllerUid(o) === self.metadata.uid);
-    const rest = [...world.values()].filter((o) => controllerUid(o) !== self.metadata.uid);
-    return {
-      controller: {},
-      parent: structuredClone(self),
-      children: objectMap(mine),
-      related: objectMap([...rest, structuredClone(other) as KubeObject]),
-    };
-  };
+  const { world, make, apply, requestOf: request_ } = appliedWorld(NS, () => [mysql, etcd]);
   const act = async (who: Actor) => {
     if (who === 'etcd') {
       const answer = await etcdSync(request_(etcd, mysql), { etcd: quietEtcd, now });

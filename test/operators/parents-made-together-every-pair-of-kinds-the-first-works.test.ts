@@ -24,7 +24,8 @@ import type {
 import { operators } from '../../main/operators.js';
 import { etcdParent, quietEtcd } from '../fixtures/etcd.js';
 import { etcdSync, memcachedSync, mysqlSync, podsetSync } from '../fixtures/hooks.js';
-import { controllerRef, FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { FIXED_NOW, request } from '../fixtures/requests.js';
+import { appliedWorld, controllerUid, key } from '../fixtures/applied-world.js';
 
 const NS = 'shop';
 const now = FIXED_NOW;
@@ -128,8 +129,6 @@ const ready = (p: ParentObject) =>
   ((p.status as any)?.conditions ?? []).find((c: any) => c.type === 'Ready') as
     { status: string; reason: string; message: string } | undefined;
 const held = (p: ParentObject) => /Name(Taken|Releasing)$/.test(ready(p)?.reason ?? '');
-const controllerUid = (o: KubeObject) =>
-  ((o.metadata as any).ownerReferences ?? []).find((r: any) => r.controller)?.uid as string | undefined;
 
 /**
  * The two parents made in the same second (`first` has the lower uid), their first syncs not seeing each other and
@@ -137,49 +136,9 @@ const controllerUid = (o: KubeObject) =>
  * StatefulSets' controller.
  */
 async function play(first: [Kind, string], second: [Kind, string], secondFirst: boolean, rounds = 6) {
-  const world = new Map<string, KubeObject>();
-  const key = (kind: string, name: string) => `${kind}/${name}`;
-  let serial = 0;
   const f = players[first[0].kind]!.parent(first[1], `uid-a-${first[0].kind}-${first[1]}`);
   const s = players[second[0].kind]!.parent(second[1], `uid-b-${second[0].kind}-${second[1]}`);
-  const make = (child: KubeObject, owner: KubeObject) => {
-    const copy = structuredClone(child);
-    copy.metadata = {
-      ...copy.metadata,
-      namespace: NS,
-      uid: `uid-${child.kind}-${child.metadata.name}-${++serial}`,
-      resourceVersion: '1',
-      ownerReferences: [controllerRef(owner)],
-    } as KubeObject['metadata'];
-    return copy;
-  };
-  const apply = (parent: ParentObject, answer: CompositeSyncResponse) => {
-    const answered = new Set<string>();
-    for (const c of answer.children) {
-      if (!c?.metadata?.name) continue;
-      const k = key(c.kind, c.metadata.name);
-      answered.add(k);
-      if (!world.has(k)) world.set(k, make(c, parent));
-    }
-    for (const [k, o] of [...world]) if (controllerUid(o) === parent.metadata.uid && !answered.has(k)) world.delete(k);
-    for (const [k, o] of [...world]) {
-      const owner = controllerUid(o);
-      const alive =
-        [f, s].some((p) => p.metadata.uid === owner) || [...world.values()].some((x) => x.metadata.uid === owner);
-      if (owner && !alive) world.delete(k);
-    }
-    parent.status = structuredClone(answer.status) as ParentObject['status'];
-  };
-  const requestOf = (self: ParentObject, other: ParentObject | undefined): CompositeSyncRequest => {
-    const mine = [...world.values()].filter((o) => controllerUid(o) === self.metadata.uid);
-    const rest = [...world.values()].filter((o) => controllerUid(o) !== self.metadata.uid);
-    return {
-      controller: {},
-      parent: structuredClone(self),
-      children: objectMap(mine),
-      related: other ? objectMap([...rest, structuredClone(other) as KubeObject]) : {},
-    } as CompositeSyncRequest;
-  };
+  const { world, make, apply, requestOf } = appliedWorld(NS, () => [f, s]);
   const syncOf = (p: ParentObject) => players[p.kind]!.sync;
   // The StatefulSets' controller: the next pod below its replicas whose name is free (OrderedReady; none becomes
   // Ready here: no kubelet).
