@@ -4,34 +4,11 @@
 // namespace, already at its bucket bound, fill the account's users until every other namespace's next S3 resource
 // failed at CreateUser.
 import t from 'tap';
-import { AwsError, OWNER_TAG, type AwsApi } from '../../hooks/s3/api.js';
-import { FakeAws } from '../fixtures/fake-aws.js';
+import { FakeAws, usersOf, withUserQuota } from '../fixtures/fake-aws.js';
 import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
 const LIMIT = 2;
 const settings = { bucketsPerNamespace: LIMIT };
-
-const usersOf = (aws: FakeAws, namespace: string) =>
-  [...aws.users].filter(([, u]) => (u.tags.get(OWNER_TAG) ?? '').startsWith(`${namespace}/`)).map(([n]) => n);
-
-/** IAM as an account at its quota of `max` users sees it: CreateUser past it is refused (LimitExceeded). */
-function withUserQuota(aws: FakeAws, max: number): AwsApi {
-  const wrap = (target: FakeAws): AwsApi =>
-    new Proxy(target, {
-      get(obj, prop, receiver) {
-        const value = Reflect.get(obj, prop, receiver);
-        if (prop === 'withDeadline') return () => wrap(target);
-        if (prop === 'createUser')
-          return async (user: string, tags: Map<string, string>) => {
-            if (target.users.size >= max)
-              throw new AwsError('LimitExceeded', `Cannot exceed quota for UsersPerAccount: ${max}`, 'CreateUser');
-            return target.createUser(user, tags);
-          };
-        return typeof value === 'function' ? value.bind(obj) : value;
-      },
-    }) as unknown as AwsApi;
-  return wrap(aws);
-}
 
 t.test('S3 resources refused TooManyBuckets make no IAM user in the operator account', async (t) => {
   const aws = new FakeAws();

@@ -10,35 +10,13 @@
 // for one bucket here, the account's quota in this test); pairs naming one new bucket did the same without the bound's
 // timing. Tenant B's first S3 resource then failed at CreateUser (LimitExceeded).
 import t from 'tap';
-import { AwsError, OWNER_TAG, OWNER_UID_TAG, type AwsApi } from '../../hooks/s3/api.js';
+import { AwsError, OWNER_TAG, OWNER_UID_TAG } from '../../hooks/s3/api.js';
 import { userName } from '../../hooks/s3/policy.js';
-import { FakeAws, viewOf } from '../fixtures/fake-aws.js';
+import { FakeAws, viewOf, usersOf, withUserQuota } from '../fixtures/fake-aws.js';
 import { NamespaceResource } from '../fixtures/s3-namespace.js';
 
 const settings = { bucketsPerNamespace: 1 };
 const ACCOUNT_USERS = 10;
-
-const usersOf = (aws: FakeAws, namespace: string) =>
-  [...aws.users].filter(([, u]) => (u.tags.get(OWNER_TAG) ?? '').startsWith(`${namespace}/`)).map(([n]) => n);
-
-/** IAM as an account with a quota of `max` users sees it: CreateUser past it is refused (LimitExceeded). */
-function withUserQuota(aws: FakeAws, max: number): AwsApi {
-  const wrap = (target: FakeAws): AwsApi =>
-    new Proxy(target, {
-      get(obj, prop, receiver) {
-        const value = Reflect.get(obj, prop, receiver);
-        if (prop === 'withDeadline') return () => wrap(target);
-        if (prop === 'createUser')
-          return async (user: string, tags: Map<string, string>) => {
-            if (target.users.size >= max)
-              throw new AwsError('LimitExceeded', `Cannot exceed quota for UsersPerAccount: ${max}`, 'CreateUser');
-            return target.createUser(user, tags);
-          };
-        return typeof value === 'function' ? value.bind(obj) : value;
-      },
-    }) as unknown as AwsApi;
-  return wrap(aws);
-}
 
 t.test("tenant A's racing S3 resources at its bucket bound do not use up the IAM users tenant B needs", async (t) => {
   const fake = new FakeAws();
