@@ -18,7 +18,8 @@ import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/
 import { etcdParent, quietEtcd } from '../fixtures/etcd.js';
 import { etcdSync, memcachedSync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-import { created, ready } from '../fixtures/parents-made-together.js';
+import { ready } from '../fixtures/parents-made-together.js';
+import { named, simpleWorld } from '../fixtures/applied-world.js';
 
 const now = FIXED_NOW;
 
@@ -26,33 +27,21 @@ t.test(
   'a Memcached made with an EtcdCluster (the EtcdCluster first), its Service made first, does not keep the first from working',
   async (t) => {
     const etcd = etcdParent({ size: 3 });
-    etcd.metadata = {
-      ...etcd.metadata,
+    named(etcd, {
       name: 'a-memcached',
       namespace: 'shop',
       uid: 'uid-a-etcdcluster',
       creationTimestamp: '2026-01-02T03:00:00Z',
-    };
+    });
     const mc = request('memcached', { size: 2 });
-    mc.parent.metadata = {
-      ...mc.parent.metadata,
+    named(mc.parent, {
       name: 'a',
       namespace: 'shop',
       uid: 'uid-b-memcached',
       creationTimestamp: '2026-01-02T03:00:00Z',
-    } as never;
+    });
     // The namespace, by Kind/name.
-    const world = new Map<string, KubeObject>();
-    const key = (c: KubeObject) => `${c.kind}/${c.metadata.name}`;
-    const ownerUid = (c: KubeObject) =>
-      (c.metadata as { ownerReferences?: Array<{ uid: string }> }).ownerReferences?.[0]?.uid;
-    const apply = (res: CompositeSyncResponse, owner: KubeObject) => {
-      const answered = new Set(res.children.map(key));
-      for (const [k, o] of [...world]) if (ownerUid(o) === owner.metadata.uid && !answered.has(k)) world.delete(k);
-      for (const c of res.children) if (!world.has(key(c))) world.set(key(c), created(c, owner));
-    };
-    const mine = (owner: KubeObject) => [...world.values()].filter((o) => ownerUid(o) === owner.metadata.uid);
-    const others = (owner: KubeObject) => [...world.values()].filter((o) => ownerUid(o) !== owner.metadata.uid);
+    const { world, ownerUid, apply, mine, others } = simpleWorld();
 
     // First syncs: neither sees the other's children yet; the Memcached's are created first.
     const e0 = await etcdSync({ controller: {}, parent: etcd, children: {}, related: {} }, { etcd: quietEtcd, now });

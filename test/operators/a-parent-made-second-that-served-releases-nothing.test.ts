@@ -9,6 +9,7 @@ import t from 'tap';
 import '../../main/operators.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { memcachedSync, podsetSync } from '../fixtures/hooks.js';
+import { named } from '../fixtures/applied-world.js';
 import {
   asApplied,
   asObserved,
@@ -54,13 +55,7 @@ const heldBy = (res: CompositeSyncResponse) => ((res.status as any).heldBy ?? []
 
 function memcached(deploymentStatus: Record<string, unknown>, podStatus?: Record<string, unknown>) {
   const req = request('memcached', { size: 2 });
-  req.parent.metadata = {
-    ...req.parent.metadata,
-    name: 'a',
-    namespace: 'ns',
-    uid: 'uid-b-memcached',
-    creationTimestamp: CREATED,
-  } as never;
+  named(req.parent, { name: 'a', namespace: 'ns', uid: 'uid-b-memcached', creationTimestamp: CREATED });
   // Its first answer, made (its status lost: what it served is read from its children).
   const first = memcachedSync({ ...req, children: {}, related: {} }, FIXED_NOW);
   const made = (c: KubeObject, status?: Record<string, unknown>) => {
@@ -126,13 +121,7 @@ t.test('a Memcached made second none of whose pods was Ready releases its Servic
 
 function podset(podStatus: Record<string, unknown>) {
   const req = request('podset', { size: 3 });
-  req.parent.metadata = {
-    ...req.parent.metadata,
-    name: 'web',
-    namespace: 'ns',
-    uid: 'uid-b-podset',
-    creationTimestamp: CREATED,
-  } as never;
+  named(req.parent, { name: 'web', namespace: 'ns', uid: 'uid-b-podset', creationTimestamp: CREATED });
   const first = podsetSync({ ...req, children: {}, related: {} }, FIXED_NOW);
   const children = first.children.map((c) => {
     const o = asObserved(c);

@@ -13,7 +13,8 @@ import '../../main/operators.js';
 import type { CompositeSyncResponse, KubeObject, ParentObject } from '../../lib/metacontroller.js';
 import { mysqlSync, s3Sync } from '../fixtures/hooks.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
-import { created, ready } from '../fixtures/parents-made-together.js';
+import { ready } from '../fixtures/parents-made-together.js';
+import { named, simpleWorld } from '../fixtures/applied-world.js';
 import { FakeAws } from '../fixtures/fake-aws.js';
 import { S3_DEFAULTS } from '../fixtures/s3.js';
 
@@ -23,13 +24,12 @@ t.test(
   'an S3 resource made with a MySQLCluster (the cluster first), its Secret made first, does not keep the first from working',
   async (t) => {
     const my = request('mysqlcluster', { size: 3, version: '8.0' });
-    my.parent.metadata = {
-      ...my.parent.metadata,
+    named(my.parent, {
       name: 'shop',
       namespace: 'shop',
       uid: 'uid-a-mysqlcluster',
       creationTimestamp: '2026-01-02T03:00:00Z',
-    } as never;
+    });
     const pay = {
       apiVersion: 'systek.no/v1',
       kind: 'S3',
@@ -42,17 +42,7 @@ t.test(
       },
       spec: { ...S3_DEFAULTS, bucketName: 'shop-pay', secretName: 'shop-mysql' },
     } as unknown as ParentObject;
-    const world = new Map<string, KubeObject>();
-    const key = (c: KubeObject) => `${c.kind}/${c.metadata.name}`;
-    const ownerUid = (c: KubeObject) =>
-      (c.metadata as { ownerReferences?: Array<{ uid: string }> }).ownerReferences?.[0]?.uid;
-    const apply = (res: CompositeSyncResponse, owner: KubeObject) => {
-      const answered = new Set(res.children.map(key));
-      for (const [k, o] of [...world]) if (ownerUid(o) === owner.metadata.uid && !answered.has(k)) world.delete(k);
-      for (const c of res.children) if (!world.has(key(c))) world.set(key(c), created(c, owner));
-    };
-    const mine = (o: KubeObject) => [...world.values()].filter((x) => ownerUid(x) === o.metadata.uid);
-    const others = (o: KubeObject) => [...world.values()].filter((x) => ownerUid(x) !== o.metadata.uid);
+    const { world, ownerUid, apply, mine, others } = simpleWorld();
     const aws = new FakeAws();
     const s0 = await s3Sync({ controller: {}, parent: pay, children: {}, related: {} }, aws, now);
     const m0 = mysqlSync({ ...my, children: {}, related: {} }, now);
