@@ -28,23 +28,12 @@ t.test("a snapshot over the restored members' octal-spelled quota: refused befor
   });
   await k.put('live', 'taking writes');
   const before = k.livePods();
-  on.setAwsSecret(k, 'aws');
-  k.nodeEnv = {};
-  k.related = [on.restore('r', '2026-07-01T00:00:00Z', { path: on.path, awsSecret: 'aws' })];
-  const phases: string[] = [];
-  let dropped = false;
-  await k
-    .converge(
-      'the restore ends',
-      (res) => {
-        const phase = status(res).restore?.phase;
-        if (phase && phases.at(-1) !== phase) phases.push(phase);
-        if (!before.every((p) => k.livePods().includes(p))) dropped = true;
-        return phase === 'Restored' || phase === 'Failed' || condition(res, 'Ready')?.reason === 'InvalidSpec';
-      },
-      180_000,
-    )
-    .catch((err: Error) => t.comment(err.message.slice(0, 300)));
+  const { phases, dropped } = await on.restoreEnds(
+    t,
+    k,
+    180_000,
+    (res) => condition(res, 'Ready')?.reason === 'InvalidSpec',
+  );
   const res = await k.step();
   t.comment(`phases: ${phases.join(' -> ')}; pods: ${k.livePods().join(', ')}; reason ${status(res).reason}`);
   const writable = await k.put('after', 'w').then(
