@@ -9,26 +9,7 @@
 // NOSPACE's way out ("defragment every member") could not reach the member that was gone. (Found by the issue 30
 // attack; real etcd 3.6.9: test/real/etcd-member-pod-lost-with-storage-under-nospace-comes-back-real.test.ts.)
 import t from 'tap';
-import type { EtcdAlarm, MemberHealth } from '../../hooks/etcdcommon/etcd.js';
-import { FakeEtcd, PVC, running } from '../fixtures/etcd-loop.js';
-
-/** Every answering member unhealthy with the alarm's kind, as etcd 3.4+'s /health says it. */
-function withAlarm(etcd: FakeEtcd, active: EtcdAlarm[]): void {
-  const health = etcd.health.bind(etcd);
-  const e = etcd as FakeEtcd & {
-    alarms(endpoints: string[]): Promise<EtcdAlarm[]>;
-    alarmDisarm(endpoints: string[], a: EtcdAlarm): Promise<void>;
-  };
-  e.alarms = async () => structuredClone(active);
-  e.alarmDisarm = async (_e, a) => {
-    etcd.calls.push(`disarm ${a.alarm} ${a.memberId}`);
-  };
-  e.health = async (url: string): Promise<MemberHealth> => {
-    const h = await health(url);
-    const alarm = active[0]?.alarm as MemberHealth['alarm'];
-    return alarm && h.healthy ? { ...h, healthy: false, alarm } : h;
-  };
-}
+import { PVC, running, withAlarms } from '../fixtures/etcd-loop.js';
 
 const REASON: Record<string, string> = { NOSPACE: 'NoSpace', CORRUPT: 'DataCorrupt' };
 const available = (loop: { s(): Record<string, unknown> }) =>
@@ -37,7 +18,7 @@ const available = (loop: { s(): Record<string, unknown> }) =>
 for (const alarm of ['NOSPACE', 'CORRUPT'])
   t.test(`under ${alarm}, a member pod lost with its claim kept is made again on its claim`, async (t) => {
     const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
-    withAlarm(loop.etcd, [{ memberId: loop.etcd.members[0]!.id, alarm }]);
+    withAlarms(loop.etcd, [{ memberId: loop.etcd.members[0]!.id, alarm }]);
     await loop.step();
     loop.lose('e-2');
     for (let i = 0; i < 4; i++) await loop.step();
@@ -50,7 +31,7 @@ for (const alarm of ['NOSPACE', 'CORRUPT'])
 for (const alarm of ['NOSPACE', 'CORRUPT'])
   t.test(`under ${alarm}, a member pod evicted (Failed) with storage is made again on its claim`, async (t) => {
     const loop = await running({ size: 3, pod: { persistentVolumeClaimSpec: PVC } });
-    withAlarm(loop.etcd, [{ memberId: loop.etcd.members[0]!.id, alarm }]);
+    withAlarms(loop.etcd, [{ memberId: loop.etcd.members[0]!.id, alarm }]);
     await loop.step();
     // The kubelet evicted it (node pressure): the pod stays, Failed; its etcd is gone, its claim intact.
     loop.phase.set('e-2', 'Failed');
@@ -83,7 +64,7 @@ t.test('under NOSPACE, a voter added on etcd 3.3 whose pod is missing gets its p
   t.same(loop.etcd.calls, ['add e-3'], 'e-3 added as a voter');
   // Its pod is gone before it started (its node went; a create the API server lost), then NOSPACE is raised.
   loop.lose('e-3');
-  withAlarm(loop.etcd, [{ memberId: loop.etcd.members[0]!.id, alarm: 'NOSPACE' }]);
+  withAlarms(loop.etcd, [{ memberId: loop.etcd.members[0]!.id, alarm: 'NOSPACE' }]);
   for (let i = 0; i < 3; i++) await loop.step();
   t.ok(loop.pods().includes('e-3'), `e-3 gets its pod back: pods ${loop.pods().join(', ')}`);
   t.same(loop.etcd.calls, ['add e-3'], 'no other membership change');
