@@ -29,6 +29,16 @@ const keyOf = (i: number) =>
   `arn:aws:kms:us-east-1:123456789012:key/${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`;
 
 /** The server's settings while it allowed tenant-a the first key. */
+/** Tenant A's S3 resource `k<i>`, naming key `keyOf(i)` (none allowed under `settings`). */
+const keyNamer = (fake: FakeAws, i: number, aws: AwsApi) =>
+  new NamespaceResource(
+    fake,
+    'tenant-a',
+    `k${i}`,
+    { bucketName: `tenant-a-k${i}`, encryption: { type: 'SSE-KMS', kmsKeyId: keyOf(i) } },
+    settings,
+    aws,
+  );
 const allowing = { ...settings, kms: [{ arn: keyOf(0), namespace: 'tenant-a' }] };
 
 /** A view of the fake that counts every AwsApi call. */
@@ -76,16 +86,7 @@ t.test(
     const { aws, calls, methods } = account(fake);
     const a: NamespaceResource[] = [];
     for (let i = 0; i < RESOURCES; i++) {
-      a.push(
-        new NamespaceResource(
-          fake,
-          'tenant-a',
-          `k${i}`,
-          { bucketName: `tenant-a-k${i}`, encryption: { type: 'SSE-KMS', kmsKeyId: keyOf(i) } },
-          settings,
-          aws,
-        ),
-      );
+      a.push(keyNamer(fake, i, aws));
     }
     // One budget period (the fake's clock does not move): every resource synced once, as an edit of each would.
     for (const r of a) await r.sync().catch(() => undefined);
@@ -121,14 +122,7 @@ t.test("tenant B's sync is served beside tenant A's resources naming a key the s
     return call();
   });
   for (let i = 0; i < RESOURCES; i++) {
-    const r = new NamespaceResource(
-      fake,
-      'tenant-a',
-      `k${i}`,
-      { bucketName: `tenant-a-k${i}`, encryption: { type: 'SSE-KMS', kmsKeyId: keyOf(i) } },
-      settings,
-      aws,
-    );
+    const r = keyNamer(fake, i, aws);
     await r.sync().catch(() => undefined);
   }
   const b = new NamespaceResource(fake, 'tenant-b', 'data', { bucketName: 'tenant-b-data' }, settings, aws);
