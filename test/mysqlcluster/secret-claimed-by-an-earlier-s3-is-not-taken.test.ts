@@ -17,6 +17,7 @@ import { created } from '../fixtures/parents-made-together.js';
 import { mysqlSync, s3Sync } from '../fixtures/hooks.js';
 import { FIXED_NOW, request } from '../fixtures/requests.js';
 import { S3_DEFAULTS } from '../fixtures/s3.js';
+import { named } from '../fixtures/applied-world.js';
 
 const ready = (res: any) => res.status.conditions.find((c: any) => c.type === 'Ready');
 
@@ -44,14 +45,13 @@ t.test(
     const namespace = [pay, ...first.children.filter((c) => c.kind === 'Secret').map((c) => created(c, pay))];
 
     const req = request('mysqlcluster', { size: 3, version: '8.0' });
-    req.parent.metadata = {
-      ...req.parent.metadata,
+    named(req.parent, {
       name: 'shop',
       namespace: NS,
       uid: 'uid-shop',
       generation: 1,
       creationTimestamp: '2026-01-02T03:01:00Z',
-    };
+    });
     const res = mysqlSync({ ...req, related: relatedFor(rulesOf(mysqlcluster, req.parent), namespace) }, FIXED_NOW);
     t.comment(
       `shop: Ready=${ready(res).status} ${ready(res).reason}; answered ${res.children.map((c) => c.metadata.name)}`,

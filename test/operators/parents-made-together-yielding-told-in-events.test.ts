@@ -12,6 +12,7 @@ import { etcdParent, quietEtcd } from '../fixtures/etcd.js';
 import { etcdSync } from '../fixtures/hooks.js';
 import { created, NS, ready } from '../fixtures/parents-made-together.js';
 import { FIXED_NOW, objectMap, request } from '../fixtures/requests.js';
+import { named } from '../fixtures/applied-world.js';
 
 async function mysqlSyncTold(req: ReturnType<typeof request>, now: Date, events: EventSpec[]) {
   return runHook(mysqlcluster, 'sync', req, {
@@ -28,15 +29,9 @@ async function mysqlSyncTold(req: ReturnType<typeof request>, now: Date, events:
 async function collide(parentsSentFrom: number) {
   const made = '2026-01-02T03:00:00Z';
   const etcd = etcdParent({ size: 3 });
-  etcd.metadata = { ...etcd.metadata, name: 'shop-mysql', namespace: NS, uid: 'uid-a-etcd', creationTimestamp: made };
+  named(etcd, { name: 'shop-mysql', namespace: NS, uid: 'uid-a-etcd', creationTimestamp: made });
   const mysqlReq = request('mysqlcluster', { size: 3, version: '8.0' });
-  mysqlReq.parent.metadata = {
-    ...mysqlReq.parent.metadata,
-    name: 'shop',
-    namespace: NS,
-    uid: 'uid-b-mysql',
-    creationTimestamp: made,
-  };
+  named(mysqlReq.parent, { name: 'shop', namespace: NS, uid: 'uid-b-mysql', creationTimestamp: made });
   const etcdFirst = await etcdSync(
     { controller: {}, parent: etcd, children: {}, related: {} },
     { etcd: quietEtcd, now: FIXED_NOW },
