@@ -140,8 +140,9 @@ export function report(r: any): string {
     '',
     `Full answer (${r.etag.responseBytes} B): ${r.etag.fullRps} req/s, p99 ${r.etag.fullP99} ms. With a matching If-None-Match (304, empty body): ${r.etag.notModifiedRps} req/s, p99 ${r.etag.notModifiedP99} ms.`,
     'The hook still runs on a 304 (its side effects are idempotent and its answer is what is compared), so the',
-    "server's own rate barely moves; the saving is the answer not sent, and Metacontroller neither decoding it nor",
-    `applying children that did not change. The 304s ran at ${Math.round((r.etag.notModifiedRps / r.etag.fullRps) * 100)}% of the full answers' rate in this run; rounds of`,
+    "server's own rate barely moves; the saving is the answer not sent. Metacontroller v4.17 still decodes and applies",
+    'the answer it cached (pkg/hooks/webhook.go L244-250: the cached body is unmarshalled as a sent one would be), so',
+    `a 304 saves it only reading the body. The 304s ran at ${Math.round((r.etag.notModifiedRps / r.etag.fullRps) * 100)}% of the full answers' rate in this run; rounds of`,
     'the same row differ by more than that on this machine.',
     '',
     '## Pure sync functions in-process (median ms per call)',
@@ -221,8 +222,9 @@ export function clusterSection(c: any): string {
     'reports Ready=True for its current generation. CPU: user + system seconds from /proc/<pid>/stat of each process',
     'the control plane started, over the convergence (from `kubectl apply` to the last parent Ready). Hook latency:',
     "timed by a proxy between Metacontroller and the hook server, which also does what Metacontroller v4.17's webhook",
-    'ETag cache does (pkg/hooks/webhook_etag.go), for the hooks the shipped manifests give an ETag (Memcached,',
-    'MySQLCluster; not PodSet, whose rolling updates rule it out, lib/manifests.ts): v1.5.20 has no such cache.',
+    'ETag cache does (pkg/hooks/webhook_etag.go), for the sync hooks the shipped manifests give an ETag (every',
+    "controller without a rolling rule, lib/manifests.ts `rolling`: PodSet, Memcached, MySQLCluster since PodSet's pods",
+    'became OnDelete on 2026-11-26; `CLUSTER_ETAG_OFF` leaves some out): v1.5.20 has no such cache.',
     `At rest: ${c.restResyncs} resync periods after convergence (and 5 s to settle).`,
     '',
     '| PodSets + Memcacheds + MySQLClusters | pods | Ready after s | hook calls / parent | hook CPU s | hook p50 / p99 ms | Metacontroller CPU s | kube-apiserver CPU s | etcd CPU s | kube-controller-manager CPU s | load avg before, after |',
@@ -264,6 +266,8 @@ export function clusterSection(c: any): string {
 
 /** What the cluster run showed (written by hand after the run of 2026-11-23). */
 const CLUSTER_NOTES: string[] = [
+  '',
+  '(The notes below are of the run of 2026-11-23, when PodSet had no ETag: its pods rolled by Metacontroller then.)',
   '',
   "- Where the time goes while converging: the API server (~53% of the control plane's CPU), Metacontroller",
   '  (23-26%), etcd (~9%), kube-controller-manager (~7%); the hook server 4.5-6% (0.46 s of CPU for 60 parents, 1.32 s',
