@@ -456,14 +456,18 @@ export const MUTATION_BUDGET_MS = 3000;
  */
 export const ETCD_CALLS_PERIOD_SECONDS = 300;
 /**
- * The calls to etcd a namespace's EtcdCluster syncs may make per ETCD_CALLS_PERIOD_SECONDS (10 a second on average):
+ * The calls to etcd a namespace's EtcdCluster syncs may make per ETCD_CALLS_PERIOD_SECONDS (100 a second on average):
  * a sync of a cluster of n members at rest makes at most 4n + 1 (a member list and its version through each member,
- * each member's health, version and status), 13 for 3 members, so that 23 clusters of 3 members at rest, each synced
- * every 30 s, fit (or 8 of 9 members). Past it a sync starts only once the budget holds its 4n + 1 again (answered
+ * each member's health, version and status), 13 for 3 members, so that 230 clusters of 3 members at rest, each synced
+ * every 30 s, fit (or 81 of 9 members). Past it a sync starts only once the budget holds its 4n + 1 again (answered
  * at once with Synced False, WaitingForNamespaceShare, the status kept): a namespace's many clusters, or its edits,
- * make at most this many calls, whatever their number.
+ * make at most this many calls, whatever their number. A guard against a namespace's runaway syncs, set far above
+ * what its clusters make at rest: a namespace past it has its larger clusters wait longest (the smaller ones' syncs
+ * fit the budget as it refills first), so it must not be reached by clusters at rest (3,000 was: 41 clusters of one
+ * namespace, some never synced again in two hours, an attack simulation of 2026-11-30). The calls in flight are
+ * bounded apart from it (TENANT_MAX_CALLS, at most 2 syncs of a namespace at once).
  */
-export const ETCD_CALLS_PER_PERIOD = 3000;
+export const ETCD_CALLS_PER_PERIOD = 30_000;
 /** What an etcd version looks like; anything else a member answers is not reported. */
 const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]{1,40})?$/;
 
