@@ -446,6 +446,7 @@ export const MODULES: Record<string, { tests: string[]; target: number }> = {
       'test/lib/namespace-calls.test.ts',
       // A call waiting on AWS gives its turn of the body budget way to another namespace (givingWay).
       'test/s3/sync-waiting-on-aws-gives-way-to-another-namespace.test.ts',
+      'test/s3/sync-giving-way-keeps-the-access-key-it-made.test.ts',
       // A refused spec revokes its grant on a bucket another account took since (narrowGrant), and says so.
       'test/s3/refused-spec-revokes-its-grant-on-a-bucket-of-another-account.test.ts',
       // A resource that never answered its Secret claims the name whatever AWS answers (claimOf).

@@ -224,9 +224,9 @@ function givingWay<T>(wanted: AbortSignal, work: (aws: AwsApi) => Promise<T>): (
       },
     });
     try {
-      const result = await work(view);
-      if (wanted.aborted) throw gaveWay();
-      return result;
+      // A call whose work returned is answered, wanted or not: what it made (an access key, whose secret IAM shows
+      // once) is in that answer alone.
+      return await work(view);
     } catch (err) {
       throw wanted.aborted ? gaveWay() : err;
     }
