@@ -73,6 +73,9 @@ export class ChainRefusedError extends Error {
 }
 
 const HANDSHAKE = 22;
+/** A TLS alert record, and the level of one a TLS 1.2 client reads past (OpenSSL ignores warnings in a handshake). */
+const ALERT = 21;
+const WARNING = 1;
 const CERTIFICATE = 11;
 const SERVER_HELLO_DONE = 14;
 
@@ -121,7 +124,7 @@ class Bytes {
 
 /**
  * Reads the server's side of a TLS 1.2 handshake as it arrives: holds every byte back until the Certificate message
- * is whole and checked (or the handshake shows there is none: a resumed session, an alert, anything not a
+ * is whole and checked (or the handshake shows there is none: a resumed session, a fatal alert, anything not a
  * handshake record), then lets everything through unread. At most MAX_HANDSHAKE_READ_BYTES are held, and each
  * byte is copied a bounded number of times (a server that sends a byte per segment costs no more than one that
  * sends its flight at once, per byte).
@@ -143,6 +146,15 @@ export class ChainReader {
       const unread = this.records.view();
       const type = unread[0]!;
       const length = unread.readUInt16BE(3);
+      // A warning alert before the Certificate message: OpenSSL reads past it (up to a few in a row) and goes on with
+      // the handshake, so the reading goes on past it too, else the chain after it would reach OpenSSL unread.
+      if (type === ALERT && length === 2) {
+        if (unread.length < 7) break;
+        if (unread[5] === WARNING) {
+          this.records.skip(7);
+          continue;
+        }
+      }
       if (type !== HANDSHAKE) return this.release();
       if (unread.length < 5 + length) break;
       this.handshake.append(unread.subarray(5, 5 + length));

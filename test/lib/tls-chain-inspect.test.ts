@@ -166,9 +166,20 @@ t.test('a Certificate message over the byte bound is refused as soon as its leng
   const message = Buffer.from([11, length >> 16, (length >> 8) & 0xff, length & 0xff]);
   const record = Buffer.concat([Buffer.from([22, 3, 3, 0, message.length]), message]);
   t.throws(() => reader.push(record), ChainRefusedError);
-  // Not a handshake record first (an alert): everything passes on.
+  // Not a handshake record first (a fatal alert): everything passes on.
   const alert = Buffer.from([21, 3, 3, 0, 2, 2, 40]);
   t.same(new ChainReader(() => 'never').push(alert), alert);
+  // A warning alert (which OpenSSL reads past) is read past too: the Certificate message after it is checked, and
+  // held back until then, the alert with it; a warning alert split across pushes too.
+  const warning = Buffer.from([21, 3, 3, 0, 2, 1, 90]);
+  const afterWarning = new ChainReader(() => undefined);
+  t.same(afterWarning.push(warning.subarray(0, 6)), undefined, 'half an alert: held back');
+  t.same(afterWarning.push(warning.subarray(6)), undefined, 'a warning alert: held back, the reading goes on');
+  t.same(afterWarning.push(warning), undefined, 'a second one too');
+  t.throws(() => afterWarning.push(record), ChainRefusedError, 'the Certificate message after them is checked');
+  const passes = new ChainReader(() => undefined);
+  const done = Buffer.from([22, 3, 3, 0, 4, 14, 0, 0, 0]);
+  t.same(passes.push(Buffer.concat([warning, done])), Buffer.concat([warning, done]), 'passed on whole, alert too');
   // A handshake that grows without a Certificate message (one message declared of 60,000 bytes, sent in records of
   // 16 KiB) is refused past the bound, not read to its end.
   const big = new ChainReader(() => undefined);
