@@ -29,6 +29,7 @@ import {
   etcdNameProblem,
   etcdParentProblem,
   etcdSettingsProblem,
+  storageTakenOutProblem,
   etcdValueProblem,
   parser,
 } from './spec-checks.js';
@@ -88,8 +89,9 @@ export const etcdcluster = defineComposite({
   // invalid spec: the sync makes no new claim until it is seen, and keeps what exists (sync.ts holdForStorageClass).
   // Secrets, ConfigMaps and volume sources the spec names for its members: only where the server allows them
   // (references.ts); a running cluster so refused keeps its members (InvalidSpec keeps every child).
+  // A spec without persistentVolumeClaimSpec while member claims exist: refused, every claim kept (spec-checks.ts).
   settingsProblem: (spec, settings: EtcdClusterSettings, _parent, request) =>
-    etcdSettingsProblem(spec, settings, request),
+    storageTakenOutProblem(spec, request) ?? etcdSettingsProblem(spec, settings, request),
   // Up to one pod (and claim) more than the most members a cluster may have, each repeating spec.pod, the image and
   // the names; two Services, a PodDisruptionBudget and a NetworkPolicy; and the `-egress-` complement policies of the
   // members' and the restore check's policies (lib/network-policy.ts: at most MAX_COMPLEMENT_SELECTORS each, of

@@ -5,6 +5,7 @@
 // index.ts (the operator's definition), so that the sync can run them without importing the definition.
 import {
   affinityProblem,
+  allObserved,
   annotationConfinementProblem,
   annotationReachProblem,
   claimClassProblem,
@@ -254,6 +255,24 @@ export function etcdSettingsProblem(
       settings.allowStaticVolumes,
     )
   );
+}
+
+/**
+ * Why a spec without spec.pod.persistentVolumeClaimSpec is refused while the cluster has member claims (observed
+ * PersistentVolumeClaim children), or undefined: the members' data is on them, and a sync that answers no claim has
+ * Metacontroller delete every one (the deletion held only while a pod mounts it: the next pod lost loses its data, a
+ * majority lost together the cluster's). Taking the field out (a GitOps source that dropped it, an older manifest
+ * applied) is no explicit decision to delete every member's data: refused (InvalidSpec, every child kept) until the
+ * field is back. A cluster moves to no storage as a new cluster restored from a backup.
+ */
+export function storageTakenOutProblem(
+  spec: EtcdClusterSpec,
+  request: Pick<CompositeSyncRequest, 'children'>,
+): string | undefined {
+  if (spec.pod?.persistentVolumeClaimSpec) return undefined;
+  const claims = allObserved(request.children).filter((c) => c.kind === 'PersistentVolumeClaim');
+  if (claims.length === 0) return undefined;
+  return `spec.pod.persistentVolumeClaimSpec is not set while this cluster has ${claims.length} member claim${claims.length === 1 ? '' : 's'} holding its members' data: without it no claim would be answered and every one would be deleted; put spec.pod.persistentVolumeClaimSpec back (a cluster moves to no storage as a new EtcdCluster restored from a backup)`;
 }
 
 /** The spec fields a restore's record carries (status.restore.checked), by the record's name for each. */
