@@ -259,6 +259,7 @@ export const resyncAfter: Scenario = {
     const slow = renderController(def, {
       target: { kind: 'url', base: `http://127.0.0.1:${k.hookPort}` },
       etag: k.mc.features.etag,
+      hookVersions: k.mc.features.hookVersion,
       ...(k.mc.features.authorization ? { authorization: { ...PRODUCTION_AUTHORIZATION } } : {}),
       resyncPeriodSeconds: 300,
     });
