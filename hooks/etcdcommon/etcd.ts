@@ -82,7 +82,6 @@ function alarmNamed(reason: unknown, errors: unknown): MemberHealth['alarm'] {
   return says(/NOSPACE/) ? 'NOSPACE' : undefined;
 }
 
-/** Whether an etcd version (`3.3.25`) is before 3.4: its /health names no reason, its status no errors. */
 /**
  * A backend size as etcd's gateway sends it (an int64 as a decimal string, or a number), when it is one: bounded to
  * Number's exact integers, else not taken.
@@ -98,6 +97,7 @@ function withSize(result: MemberHealth, value: unknown): void {
   if (size !== undefined) result.dbSize = size;
 }
 
+/** Whether an etcd version (`3.3.25`) is before 3.4: its /health names no reason, its status no errors. */
 function before34(version: string): boolean {
   const [major, minor] = version.split('.').map((x) => Number.parseInt(x, 10));
   return major === 3 && minor !== undefined && minor < 4;
